@@ -1,0 +1,62 @@
+# xio-pipeline top-level Makefile.
+#   make          build everything into build/
+#   make test     run every test (installs missing packages first: make deps)
+#   make bench    benchmarks (never part of make test)
+#   make deps     install the Debian packages the project needs
+# Each folder adds its own rules in its *.mk file; flags come from pkg-config.
+
+BUILD   ?= build
+CC      ?= gcc
+CLANG   ?= clang
+PKGCONF ?= pkg-config
+ARCH    := $(shell uname -m)
+
+WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu11 $(WARN) -D_GNU_SOURCE -Istages -Ipipeline -Idrivers
+ifeq ($(ARCH),x86_64)
+CFLAGS  += -march=x86-64-v2 -mtune=native
+endif
+LDFLAGS ?=
+
+# Libraries through pkg-config (each .mk adds the ones it needs).
+ISAL_CFLAGS  := $(shell $(PKGCONF) --cflags libisal 2>/dev/null)
+ISAL_LIBS    := $(shell $(PKGCONF) --libs libisal 2>/dev/null || echo -lisal)
+PCAP_CFLAGS  := $(shell $(PKGCONF) --cflags libpcap 2>/dev/null)
+PCAP_LIBS    := $(shell $(PKGCONF) --libs libpcap 2>/dev/null || echo -lpcap)
+CUNIT_CFLAGS := $(shell $(PKGCONF) --cflags cunit 2>/dev/null)
+CUNIT_LIBS   := $(shell $(PKGCONF) --libs cunit 2>/dev/null || echo -lcunit)
+
+# Test and bench targets are collected from the .mk files.
+TESTS   :=
+BENCHES :=
+ALL     :=
+
+.PHONY: all test bench deps clean
+.DEFAULT_GOAL := all
+
+include stages/stages.mk
+include $(sort $(wildcard pipeline/*.mk drivers/*.mk drivers/*/*.mk apps/*.mk tests/*.mk))
+
+all: $(ALL)
+
+deps:
+	bash scripts/deps.sh
+
+# make test installs what a fresh machine lacks, then runs every test in order
+# and stops at the first failure.
+test:
+	@bash scripts/deps.sh --check || bash scripts/deps.sh
+	@$(MAKE) --no-print-directory all
+	@set -e; for t in $(TESTS); do \
+		echo "=== $$t"; $(MAKE) --no-print-directory $$t; done
+	@echo "=== all tests passed"
+
+bench:
+	@bash scripts/deps.sh --check || bash scripts/deps.sh
+	@$(MAKE) --no-print-directory all
+	@set -e; for b in $(BENCHES); do \
+		echo "=== $$b"; $(MAKE) --no-print-directory $$b; done
+
+clean:
+	rm -rf $(BUILD)
