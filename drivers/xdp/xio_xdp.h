@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * xio_xdp.h: the eBPF/XDP driver's entry point, xio-pipeline's path where
+ * DPDK cannot run: attaches the XDP program to cfg->iface, runs the kernel or
+ * AF_XDP mode until idle-exit/duration/signal, and fills the counters.
+ */
+#ifndef XIO_XDP_H
+#define XIO_XDP_H
+
+#include "xio_config.h"
+#include "xio_counters.h"
+
+/* Runs the XDP path. Returns 0 with *total and *elapsed_s filled, or -1 after
+ * logging why to stderr. Stops when *stop becomes non-zero (signal handler),
+ * or on cfg->idle_exit_ms / cfg->duration_s. */
+int xio_xdp_run(const struct xio_config *cfg, volatile int *stop, struct xio_counters *total,
+		double *elapsed_s);
+
+#endif /* XIO_XDP_H */
