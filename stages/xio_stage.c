@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * xio_stage.c: one frame through the XIO v1 rules, in the spec's order,
+ * then the narrowing rewrite. Headers are parsed from the first segment in
+ * place, or from a copy when the first segment is shorter than the header run.
+ *
+ * Passes over the payload of a valid INT32 reply: the UDP checksum check
+ * (skipped when the NIC vouched for it), the CRC32C check (HAS_CRC only), and
+ * one narrowing pass with the range check fused in; then the CRC32C of the
+ * half-size output (HAS_CRC only). The new UDP checksum is an RFC 1624
+ * update of the old one: in-range tokens have zero upper halves, so the
+ * payload's ones'-complement sum is the same before and after narrowing.
+ */
+#include <string.h>
+
+#include "xio_crc.h"
+#include "xio_csum.h"
+#include "xio_stage.h"
+
+#define ETH_P_IPV4   0x0800
+#define ETH_P_IPV6   0x86DD
+#define ETH_P_8021Q  0x8100
+#define ETH_P_8021AD 0x88A8
+#define IPPROTO_UDP_ 17
+
+/* Where the headers of a frame stand, as far as classification got. */
+struct xio_parsed {
+	uint32_t l3;       /* IP header */
+	uint32_t l4;       /* UDP header */
+	uint32_t ip_len;   /* whole IP datagram */
+	uint32_t udp_len;
+	uint32_t xio;      /* XIO header (l4 + 8) */
+	uint32_t payload;  /* first token */
+	uint32_t ntok;
+	uint16_t ihl;      /* IP header bytes (40 for IPv6) */
+	uint8_t v6;
+};
+
+void xio_stage_cfg_default(struct xio_stage_cfg *cfg)
+{
+	cfg->udp_port = XIO_DEFAULT_UDP_PORT;
+	cfg->overflow = XIO_OVERFLOW_KEEP;
+	cfg->drop_invalid = false;
+}
+
+/* Rules 1-5: is the frame addressed to XIO at all? */
+static enum xio_reason parse_outer(const uint8_t *h, uint32_t len, uint16_t port,
+				   struct xio_parsed *p)
+{
+	uint32_t off = 12;
+	uint16_t type;
+	int tags;
+
+	if (len < 14)
+		return XIO_R_NOT_IP;
+	type = xio_be16(h + off);
+	for (tags = 0; tags < 2 && (type == ETH_P_8021Q || type == ETH_P_8021AD); tags++) {
+		off += 4;
+		if (len < off + 2)
+			return XIO_R_NOT_IP;
+		type = xio_be16(h + off);
+	}
+	p->l3 = off + 2;
+	if (type == ETH_P_IPV4) {
+		const uint8_t *ip = h + p->l3;
+
+		if (len < p->l3 + 20 || ip[0] >> 4 != 4 || (ip[0] & 0xf) < 5)
+			return XIO_R_NOT_IP;
+		p->ihl = (uint16_t)((ip[0] & 0xf) * 4);
+		if (len < p->l3 + p->ihl)
+			return XIO_R_NOT_IP;
+		if (ip[9] != IPPROTO_UDP_)
+			return XIO_R_NOT_UDP;
+		if (xio_be16(ip + 6) & 0x3fff)
+			return XIO_R_IP_FRAGMENT;
+		p->ip_len = xio_be16(ip + 2);
+		p->v6 = 0;
+	} else if (type == ETH_P_IPV6) {
+		const uint8_t *ip = h + p->l3;
+
+		if (len < p->l3 + 40)
+			return XIO_R_NOT_IP;
+		if (ip[6] != IPPROTO_UDP_)
+			return XIO_R_NOT_UDP;
+		p->ihl = 40;
+		p->ip_len = 40u + xio_be16(ip + 4);
+		p->v6 = 1;
+	} else {
+		return XIO_R_NOT_IP;
+	}
+	if (p->ip_len < p->ihl + 8u || p->l3 + p->ip_len > len)
+		return XIO_R_TRUNCATED;
+	p->l4 = p->l3 + p->ihl;
+	if (xio_be16(h + p->l4 + 2) != port)
+		return XIO_R_OTHER_PORT;
+	p->udp_len = xio_be16(h + p->l4 + 4);
+	p->xio = p->l4 + 8;
+	return XIO_R_NARROWED;
+}
+
+/* Ones'-complement sum of the UDP pseudo-header for a UDP length. */
+static uint64_t pseudo_sum(const uint8_t *h, const struct xio_parsed *p, uint32_t udp_len)
+{
+	const uint8_t *ip = h + p->l3;
+	uint64_t sum = IPPROTO_UDP_ + (uint64_t)udp_len;
+
+	if (p->v6)
+		return xio_csum_add(sum, ip + 8, 32);
+	return xio_csum_add(sum, ip + 12, 8);
+}
+
+static int udp_csum_ok(const struct xio_frame *f, const uint8_t *h, const struct xio_parsed *p,
+		       const struct xio_rx_hints *hints)
+{
+	uint16_t csum = xio_be16(h + p->l4 + 6);
+
+	if (csum == 0)
+		return !p->v6; /* "none" for IPv4, an error for IPv6 */
+	if (hints && hints->l4_csum != XIO_CSUM_UNKNOWN)
+		return hints->l4_csum == XIO_CSUM_GOOD;
+	return xio_csum_fold(xio_frame_csum(f, p->l4, p->udp_len, pseudo_sum(h, p, p->udp_len))) ==
+	       0xffff;
+}
+
+static int ip_csum_ok(const uint8_t *h, const struct xio_parsed *p,
+		      const struct xio_rx_hints *hints)
+{
+	if (p->v6)
+		return 1;
+	if (hints && hints->ip_csum != XIO_CSUM_UNKNOWN)
+		return hints->ip_csum == XIO_CSUM_GOOD;
+	return xio_csum_fold(xio_csum_add(0, h + p->l3, p->ihl)) == 0xffff;
+}
+
+/* Rules 6-16: validity of a frame addressed to XIO. Returns XIO_R_NARROWED
+ * when the frame is a valid INT32 READ_REPLY ready to narrow. */
+static enum xio_reason validate(const struct xio_frame *f, const uint8_t *h,
+				struct xio_parsed *p, const struct xio_rx_hints *hints)
+{
+	const uint8_t *x = h + p->xio;
+	uint32_t body, hdr_len, plen;
+	uint8_t flags, dtype;
+
+	if (p->udp_len != p->ip_len - p->ihl)
+		return XIO_R_BAD_LENGTH;
+	if (!ip_csum_ok(h, p, hints))
+		return XIO_R_BAD_IP_CSUM;
+	if (!udp_csum_ok(f, h, p, hints))
+		return XIO_R_BAD_UDP_CSUM;
+	body = p->udp_len - 8;
+	if (body < XIO_HDR_LEN || xio_be16(x + XIO_OFF_MAGIC) != XIO_MAGIC ||
+	    x[XIO_OFF_VERSION] != XIO_VERSION)
+		return XIO_R_BAD_HEADER;
+	hdr_len = xio_be16(x + XIO_OFF_HDR_LEN);
+	if (hdr_len < XIO_HDR_LEN || hdr_len % 4 || hdr_len > body)
+		return XIO_R_BAD_HEADER;
+	flags = x[XIO_OFF_FLAGS];
+	dtype = x[XIO_OFF_DTYPE];
+	if (flags & XIO_F_RESERVED)
+		return XIO_R_UNSUPPORTED;
+	if (x[XIO_OFF_OPCODE] != XIO_OP_READ_REPLY)
+		return XIO_R_NOT_REPLY;
+	if (dtype == XIO_DT_UINT16 && (flags & XIO_F_NARROWED))
+		return XIO_R_ALREADY_NARROW;
+	if (dtype == XIO_DT_UINT16 || (flags & XIO_F_NARROWED))
+		return XIO_R_BAD_HEADER;
+	if (dtype != XIO_DT_INT32)
+		return XIO_R_UNSUPPORTED;
+	plen = body - hdr_len;
+	p->ntok = xio_be32(x + XIO_OFF_TOKEN_COUNT);
+	if ((uint64_t)p->ntok * 4 != plen)
+		return XIO_R_BAD_LENGTH;
+	p->payload = p->xio + hdr_len;
+	if ((flags & XIO_F_HAS_CRC) &&
+	    xio_crc32c_final(xio_frame_crc32c(f, p->payload, plen, XIO_CRC32C_INIT)) !=
+		    xio_be32(x + XIO_OFF_PAYLOAD_CRC))
+		return XIO_R_BAD_CRC;
+	return XIO_R_NARROWED;
+}
+
+static int reason_is_invalid(enum xio_reason r)
+{
+	switch (r) {
+	case XIO_R_BAD_LENGTH:
+	case XIO_R_BAD_IP_CSUM:
+	case XIO_R_BAD_UDP_CSUM:
+	case XIO_R_BAD_HEADER:
+	case XIO_R_UNSUPPORTED:
+	case XIO_R_BAD_CRC:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Rewrites the headers of a frame whose payload is now n UINT16 tokens.
+ * The header run h[0..p->payload) is written back when h is a copy. */
+static void rewrite(struct xio_frame *f, uint8_t *h, int h_is_copy, const struct xio_parsed *p,
+		    int payload_changed)
+{
+	uint8_t *ip = h + p->l3, *udp = h + p->l4, *x = h + p->xio;
+	uint32_t shrink = 2 * p->ntok;
+	uint16_t new_udp_len = (uint16_t)(p->udp_len - shrink);
+	uint16_t old_word = xio_be16(x + XIO_OFF_FLAGS), new_word;
+	uint32_t old_crc = xio_be32(x + XIO_OFF_PAYLOAD_CRC), new_crc = 0;
+	uint16_t csum = xio_be16(udp + 6);
+
+	x[XIO_OFF_FLAGS] |= XIO_F_NARROWED;
+	x[XIO_OFF_DTYPE] = XIO_DT_UINT16;
+	new_word = xio_be16(x + XIO_OFF_FLAGS);
+	if (x[XIO_OFF_FLAGS] & XIO_F_HAS_CRC)
+		new_crc = xio_crc32c_final(xio_frame_crc32c(f, p->payload, shrink, XIO_CRC32C_INIT));
+	xio_put_be32(x + XIO_OFF_PAYLOAD_CRC, new_crc);
+	xio_put_be16(udp + 4, new_udp_len);
+
+	if (p->v6) {
+		xio_put_be16(ip + 4, (uint16_t)(p->ip_len - 40 - shrink));
+	} else {
+		xio_put_be16(ip + 2, (uint16_t)(p->ip_len - shrink));
+		xio_put_be16(ip + 10, xio_ipv4_hdr_csum(ip, p->ihl));
+	}
+
+	if (csum != 0 || p->v6) {
+		if (payload_changed) {
+			xio_put_be16(udp + 6, 0);
+			if (h_is_copy)
+				xio_frame_write(f, 0, h, p->xio + XIO_HDR_LEN);
+			csum = (uint16_t)~xio_csum_fold(
+				xio_frame_csum(f, p->l4, new_udp_len, pseudo_sum(h, p, new_udp_len)));
+		} else {
+			/* the length stands twice: pseudo-header and UDP header */
+			csum = xio_csum_update16(csum, (uint16_t)p->udp_len, new_udp_len);
+			csum = xio_csum_update16(csum, (uint16_t)p->udp_len, new_udp_len);
+			csum = xio_csum_update16(csum, old_word, new_word);
+			csum = xio_csum_update16(csum, (uint16_t)(old_crc >> 16), (uint16_t)(new_crc >> 16));
+			csum = xio_csum_update16(csum, (uint16_t)old_crc, (uint16_t)new_crc);
+		}
+		xio_put_be16(udp + 6, csum == 0 ? 0xffff : csum);
+	}
+	if (h_is_copy)
+		xio_frame_write(f, 0, h, p->xio + XIO_HDR_LEN);
+}
+
+void xio_process(const struct xio_stage_cfg *cfg, struct xio_seg *segs, unsigned nseg,
+		 const struct xio_rx_hints *hints, struct xio_result *res)
+{
+	uint8_t copy[XIO_MAX_HDRS];
+	struct xio_parsed p;
+	struct xio_frame f;
+	uint32_t len = xio_frame_init(&f, segs, nseg);
+	uint32_t hlen = len < XIO_MAX_HDRS ? len : XIO_MAX_HDRS;
+	int h_is_copy = nseg > 1 && segs[0].len < hlen;
+	uint8_t *h = segs[0].data;
+	enum xio_reason r;
+	size_t k, clamped = 0;
+
+	res->action = XIO_ACT_FORWARD;
+	res->out_len = len;
+	res->tokens = 0;
+	res->saturated = 0;
+	if (h_is_copy) {
+		xio_frame_read(&f, 0, copy, hlen);
+		h = copy;
+	}
+
+	r = parse_outer(h, len, cfg->udp_port, &p);
+	if (r == XIO_R_NARROWED)
+		r = validate(&f, h, &p, hints);
+	res->reason = (uint8_t)r;
+	if (r != XIO_R_NARROWED) {
+		if (cfg->drop_invalid && reason_is_invalid(r))
+			res->action = XIO_ACT_DROP;
+		return;
+	}
+
+	k = xio_frame_narrow(&f, p.payload, 0, p.ntok, 1);
+	if (k < p.ntok) {
+		res->reason = XIO_R_OUT_OF_RANGE;
+		if (cfg->overflow == XIO_OVERFLOW_KEEP) {
+			xio_frame_widen(&f, p.payload, k);
+			return;
+		}
+		if (cfg->overflow == XIO_OVERFLOW_DROP) {
+			res->action = XIO_ACT_DROP;
+			return;
+		}
+		clamped = xio_frame_narrow(&f, p.payload, k, p.ntok, 0);
+	}
+	rewrite(&f, h, h_is_copy, &p, clamped > 0);
+	res->action = XIO_ACT_REWRITTEN;
+	res->out_len = p.l3 + p.ip_len - 2 * p.ntok;
+	res->tokens = p.ntok;
+	res->saturated = (uint32_t)clamped;
+}
