@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * xio_counters.c: summing worker counters and writing them as the stats
- * JSON (the keys of ../shared/vectors/[*]/expected.json, plus elapsed_s).
+ * JSON (the keys of ../shared/vectors/NAME/expected.json, plus elapsed_s).
  */
 #include <errno.h>
 #include <stdio.h>

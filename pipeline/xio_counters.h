@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * xio_counters.h: the pipeline's frame accounting, the counters of
- * ../shared/vectors/*/expected.json. Each worker owns one instance in its own
+ * ../shared/vectors/NAME/expected.json. Each worker owns one instance in its own
  * cache lines and adds to it without atomics; readers sum the instances.
  * Plain C: the DPDK and XDP drivers and the tests all use it.
  */
