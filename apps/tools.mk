@@ -1,0 +1,18 @@
+# apps/tools.mk: the capture tools xio-gen and xio-verify (no DPDK), with the
+# libpcap file module drivers/xio_pcap.c they share with the tests.
+
+TOOLS_PCAP_OBJ := $(BUILD)/drivers/xio_pcap.o
+
+$(TOOLS_PCAP_OBJ): drivers/xio_pcap.c drivers/xio_pcap.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(PCAP_CFLAGS) -c $< -o $@
+
+$(BUILD)/apps/xio-gen.o $(BUILD)/apps/xio-verify.o: $(BUILD)/apps/%.o: apps/%.c \
+		drivers/xio_pcap.h $(wildcard stages/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(PCAP_CFLAGS) -c $< -o $@
+
+$(BUILD)/xio-gen $(BUILD)/xio-verify: $(BUILD)/%: $(BUILD)/apps/%.o $(TOOLS_PCAP_OBJ) $(STAGES_LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(PCAP_LIBS) $(ISAL_LIBS)
+
+ALL += $(BUILD)/xio-gen $(BUILD)/xio-verify
