@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * xio_narrow_avx512.c: AVX-512 (F, BW, VL) narrowing kernels (x86-64). 64
+ * tokens a step: the OR of the block is tested against 0xFFFF0000 into a mask
+ * register (vptestmd), then pairs of vectors are packed with vpackusdw and
+ * put back in token order with vpermq. Steps of 16 tokens, the last one with
+ * masked loads and stores, finish the buffer; there the test mask gives the
+ * exact index of the first out-of-range token, so no scalar loop is needed.
+ * Every block is loaded before its output is stored, so dst may equal src.
+ */
+#if defined(__x86_64__)
+
+#include <immintrin.h>
+
+#include "xio_narrow_priv.h"
+
+#define LD(p) _mm512_loadu_si512((const void *)(p))
+#define ST(p, v) _mm512_storeu_si512((void *)(p), (v))
+
+struct consts {
+	__m512i hi;   /* the upper half of every token */
+	__m512i perm; /* vpackusdw's per-lane order back to token order */
+};
+
+static inline struct consts consts(void)
+{
+	struct consts k = {
+		.hi = _mm512_set1_epi32((int)XIO_NARROW_HI),
+		.perm = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7),
+	};
+
+	return k;
+}
+
+/* 32 tokens of a, b in order. */
+static inline __m512i pack32(const struct consts *k, __m512i a, __m512i b)
+{
+	return _mm512_permutexvar_epi64(k->perm, _mm512_packus_epi32(a, b));
+}
+
+/* The first rem (< 16) tokens at s: the rest of the vector is zero. */
+static inline __m512i load_tail(const uint8_t *s, __mmask16 m)
+{
+	return _mm512_maskz_loadu_epi32(m, (const void *)s);
+}
+
+static size_t avx512_checked(uint8_t *dst, const uint8_t *src, size_t n)
+{
+	const struct consts k = consts();
+	size_t i = 0;
+
+	for (; i + 64 <= n; i += 64) {
+		const uint8_t *s = src + 4 * i;
+		__m512i a = LD(s), b = LD(s + 64), c = LD(s + 128), d = LD(s + 192);
+		__m512i any = _mm512_or_si512(_mm512_or_si512(a, b), _mm512_or_si512(c, d));
+
+		if (_mm512_test_epi32_mask(any, k.hi))
+			break;
+		ST(dst + 2 * i, pack32(&k, a, b));
+		ST(dst + 2 * i + 64, pack32(&k, c, d));
+	}
+	for (; i < n; i += 16) {
+		__mmask16 all = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1);
+		__m512i a = load_tail(src + 4 * i, all);
+		__mmask16 bad = _mm512_test_epi32_mask(a, k.hi);
+
+		if (bad) {
+			unsigned first = (unsigned)__builtin_ctz(bad);
+
+			_mm512_mask_cvtepi32_storeu_epi16(dst + 2 * i, (__mmask16)((1u << first) - 1), a);
+			return i + first;
+		}
+		_mm512_mask_cvtepi32_storeu_epi16(dst + 2 * i, all, a);
+	}
+	return n;
+}
+
+static size_t avx512_saturate(uint8_t *dst, const uint8_t *src, size_t n)
+{
+	const struct consts k = consts();
+	const __m512i zero = _mm512_setzero_si512();
+	size_t i = 0, clamped = 0;
+
+	for (; i + 64 <= n; i += 64) {
+		const uint8_t *s = src + 4 * i;
+		__m512i a = LD(s), b = LD(s + 64), c = LD(s + 128), d = LD(s + 192);
+		__m512i any = _mm512_or_si512(_mm512_or_si512(a, b), _mm512_or_si512(c, d));
+
+		if (_mm512_test_epi32_mask(any, k.hi)) {
+			uint32_t ab = (uint32_t)_mm512_test_epi32_mask(a, k.hi) |
+				      (uint32_t)_mm512_test_epi32_mask(b, k.hi) << 16;
+			uint32_t cd = (uint32_t)_mm512_test_epi32_mask(c, k.hi) |
+				      (uint32_t)_mm512_test_epi32_mask(d, k.hi) << 16;
+
+			clamped += (size_t)__builtin_popcount(ab) + (size_t)__builtin_popcount(cd);
+		}
+		ST(dst + 2 * i, pack32(&k, a, b));
+		ST(dst + 2 * i + 64, pack32(&k, c, d));
+	}
+	/* max with 0, then unsigned saturation (vpmovusdw) clamps to 0..65535 */
+	for (; i < n; i += 16) {
+		__mmask16 all = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1);
+		__m512i a = load_tail(src + 4 * i, all);
+
+		clamped += (size_t)__builtin_popcount(_mm512_test_epi32_mask(a, k.hi));
+		_mm512_mask_cvtusepi32_storeu_epi16(dst + 2 * i, all, _mm512_max_epi32(a, zero));
+	}
+	return clamped;
+}
+
+const struct xio_narrow_ops xio_narrow_avx512 = {
+	.name = "avx512",
+	.narrow_checked = avx512_checked,
+	.narrow_saturate = avx512_saturate,
+};
+
+#endif /* __x86_64__ */
