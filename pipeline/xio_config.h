@@ -45,6 +45,8 @@ struct xio_config {
 	const char *egress;         /* --egress IF (default: iface) */
 	enum xio_xdp_mode xdp_mode; /* --xdp-mode kernel|afxdp */
 	enum xio_xdp_attach xdp_attach; /* --xdp-attach native|generic */
+
+	uint32_t mbuf_size;         /* --mbuf-size N: mbuf data room (0: default) */
 };
 
 void xio_config_default(struct xio_config *cfg);

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * xio_stats.c: the stats lines and the stats JSON of a run (xio_stats.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "xio_stats.h"
+
+static double xio_rate(uint64_t n, double dt)
+{
+	return dt > 0 ? (double)n / dt : 0.0;
+}
+
+void xio_stats_line(FILE *out, double t, const struct xio_counters *now,
+		    const struct xio_counters *prev, double dt)
+{
+	uint64_t rx = now->rx_packets - prev->rx_packets;
+	uint64_t tx = now->tx_packets - prev->tx_packets;
+	uint64_t bin = now->bytes_in - prev->bytes_in;
+	uint64_t bout = now->bytes_out - prev->bytes_out;
+	uint64_t tokens = now->tokens_narrowed - prev->tokens_narrowed;
+
+	fprintf(out,
+		"xio: t=%.1fs in %.3f Mpps %.3f Gbit/s | out %.3f Mpps %.3f Gbit/s | "
+		"narrowed %" PRIu64 " (%" PRIu64 " tokens, %" PRIu64 " payload bytes saved) | "
+		"dropped %" PRIu64 " | total rx %" PRIu64 " tx %" PRIu64 " dropped %" PRIu64 "\n",
+		t, xio_rate(rx, dt) / 1e6, xio_rate(bin * 8, dt) / 1e9, xio_rate(tx, dt) / 1e6,
+		xio_rate(bout * 8, dt) / 1e9, now->narrowed_packets - prev->narrowed_packets,
+		tokens, 2 * tokens, now->dropped_packets - prev->dropped_packets, now->rx_packets,
+		now->tx_packets, now->dropped_packets);
+	fflush(out);
+}
+
+void xio_stats_summary(FILE *out, const struct xio_counters *c, double elapsed_s)
+{
+	fprintf(out,
+		"xio: rx %" PRIu64 " tx %" PRIu64 " dropped %" PRIu64 " narrowed %" PRIu64
+		" tokens %" PRIu64 " saturated %" PRIu64 " bytes in %" PRIu64 " out %" PRIu64
+		" in %.3f s\n",
+		c->rx_packets, c->tx_packets, c->dropped_packets, c->narrowed_packets,
+		c->tokens_narrowed, c->tokens_saturated, c->bytes_in, c->bytes_out, elapsed_s);
+	fflush(out);
+}
+
+int xio_stats_save(const char *path, const struct xio_counters *c, double elapsed_s,
+		   const char *extra)
+{
+	if (xio_counters_save_json(path, c, elapsed_s, extra) == 0)
+		return 0;
+	fprintf(stderr, "xio-pipeline: --stats-json: cannot write '%s': %s\n", path,
+		strerror(errno));
+	return -1;
+}

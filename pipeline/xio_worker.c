@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * xio_worker.c: the worker lcore loop and what every task shares: passing
+ * held mbufs on to a ring or a TX queue, the drain and the counters' sum.
+ */
+#include <rte_branch_prediction.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "xio_log.h"
+#include "xio_worker.h"
+
+void xio_dp_assign(struct xio_dp *dp, struct xio_task *t, unsigned lcore)
+{
+	struct xio_lcore *l = &dp->lcores[lcore];
+
+	t->lcore = lcore;
+	l->tasks[l->ntasks++] = t;
+}
+
+int xio_lcore_main(void *arg)
+{
+	struct xio_lcore *l = arg;
+	unsigned left = l->ntasks;
+
+	while (left != 0) {
+		left = 0;
+		for (unsigned i = 0; i < l->ntasks; i++) {
+			struct xio_task *t = l->tasks[i];
+
+			if (t->done)
+				continue;
+			t->poll(t);
+			left += !t->done;
+		}
+	}
+	return 0;
+}
+
+static void xio_task_abandon_held(struct xio_task *t)
+{
+	struct xio_held *h = &t->held;
+
+	for (uint16_t i = 0; i < h->n; i++)
+		t->stats.abandoned_bytes += h->pkts[h->head + i]->pkt_len;
+	t->stats.abandoned += h->n;
+	rte_pktmbuf_free_bulk(&h->pkts[h->head], h->n);
+	h->head = 0;
+	h->n = 0;
+}
+
+void xio_task_tx_held(struct xio_task *t)
+{
+	struct xio_held *h = &t->held;
+	struct xio_queue *q = t->q;
+	uint16_t k;
+
+	if (unlikely(__atomic_load_n(&q->dp->abandon, __ATOMIC_RELAXED))) {
+		xio_task_abandon_held(t);
+		return;
+	}
+	k = rte_eth_tx_burst(q->tx_port, q->qid, &h->pkts[h->head], h->n);
+	h->head += k;
+	h->n -= k;
+	if (h->n == 0)
+		h->head = 0;
+}
+
+void xio_task_enqueue_held(struct xio_task *t)
+{
+	struct xio_held *h = &t->held;
+	unsigned k;
+
+	k = rte_ring_sp_enqueue_burst(t->out, (void **)&h->pkts[h->head], h->n, NULL);
+	h->head += k;
+	h->n -= k;
+	if (h->n == 0)
+		h->head = 0;
+}
+
+bool xio_dp_all_done(const struct xio_dp *dp)
+{
+	for (unsigned i = 0; i < dp->nq; i++)
+		for (unsigned j = 0; j < dp->q[i]->ntasks; j++)
+			if (!xio_task_is_done(&dp->q[i]->tasks[j]))
+				return false;
+	return true;
+}
+
+void xio_dp_counters(const struct xio_dp *dp, struct xio_counters *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	for (unsigned i = 0; i < dp->nq; i++) {
+		const struct xio_queue *q = dp->q[i];
+
+		xio_counters_add(sum, &q->counters);
+		for (unsigned j = 0; j < q->ntasks; j++) {
+			const struct xio_task_stats *s = &q->tasks[j].stats;
+
+			sum->tx_packets -= s->abandoned;
+			sum->bytes_out -= s->abandoned_bytes;
+			sum->dropped_packets += s->abandoned;
+		}
+	}
+}
+
+uint64_t xio_dp_last_rx(const struct xio_dp *dp)
+{
+	uint64_t last = 0;
+
+	for (unsigned i = 0; i < dp->nq; i++) {
+		uint64_t t = __atomic_load_n(&dp->q[i]->last_rx_tsc, __ATOMIC_RELAXED);
+
+		if (t > last)
+			last = t;
+	}
+	return last;
+}
