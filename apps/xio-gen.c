@@ -561,9 +561,9 @@ int main(int argc, char **argv)
 	if (o.reorder)
 		fprintf(stderr, "%s: reorder: %llu XIO frames shuffled\n", prog,
 			(unsigned long long)xio_out);
-	fprintf(stderr, "%s: %s: %zu frames (%llu XIO, %llu foreign), %zu tokens in %zu datagrams of up to %u, %llu bytes\n",
+	fprintf(stderr, "%s: %s: %zu frames (%llu XIO, %llu foreign), %zu tokens, %llu bytes; up to %u tokens a frame\n",
 		prog, o.out_path, nout, (unsigned long long)xio_out, (unsigned long long)o.nforeign,
-		ntok, nfr, per, (unsigned long long)bytes);
+		ntok, (unsigned long long)bytes, per);
 	for (size_t i = 0; i < nfr + o.nforeign; i++)
 		free(fr[i].data);
 	free(fr);

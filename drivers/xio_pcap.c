@@ -46,9 +46,10 @@ struct xio_pcap_reader *xio_pcap_open_read(const char *path, char *err, size_t e
 	dlt = pcap_datalink(p);
 	if (dlt != DLT_EN10MB) {
 		const char *name = pcap_datalink_val_to_name(dlt);
+		const char *desc = pcap_datalink_val_to_description(dlt);
 
-		snprintf(err, errlen, "%s: link type %s (%d), expected Ethernet (EN10MB)", path,
-			 name ? name : "unknown", dlt);
+		snprintf(err, errlen, "%s: link type %s (%s), expected Ethernet (EN10MB)", path,
+			 name ? name : "unknown", desc ? desc : "no description");
 		pcap_close(p);
 		return NULL;
 	}
