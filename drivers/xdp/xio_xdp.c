@@ -1,0 +1,432 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * xio_xdp.c: xio_xdp_run(), the XDP path of xio-pipeline. Loads the XDP
+ * program from its skeleton with the stage configuration in .rodata, opens
+ * one AF_XDP worker per ingress queue (xio_xsk.c), fills the DEVMAP and
+ * XSKMAP, attaches with libbpf's bpf_xdp_attach (native, else generic), then
+ * watches the per-CPU counters for idle-exit, duration and the periodic
+ * stats line until told to stop. At the end: detach, let the workers finish
+ * what they hold, and sum kernel and user-space counters.
+ *
+ * Not libxdp's multi-program dispatcher: the dispatcher of Debian's libxdp
+ * 1.3.1 is refused by newer kernels for programs that change the packet
+ * size (bpf_xdp_adjust_tail), and this one does (docs/xdp.md).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <net/if.h>
+#include <numa.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/if_link.h>
+
+#include "xio_xdp.h"
+#include "xio_xdp.skel.h"
+#include "xio_xdp_shared.h"
+#include "xio_xsk.h"
+
+_Static_assert(XIO_XDP_NREASONS == XIO_R_COUNT, "xio_xdp_stats.reasons must match enum xio_reason");
+
+#define XDP_POLL_US 5000 /* control loop period */
+
+struct xdp_run {
+	const struct xio_config *cfg;
+	const char *egress;
+	int ifindex;
+	int egress_ifindex;
+	bool same;
+	enum xio_xdp_mode mode;
+	bool generic;
+	bool attached;
+	struct xio_xdp_bpf *skel;
+	struct xio_xsk *xsk[XIO_XDP_MAX_QUEUES];
+	unsigned nq;
+	int ncpus;
+	struct xio_xdp_stats *percpu;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static const char *mode_name(enum xio_xdp_mode m)
+{
+	return m == XIO_XDP_MODE_AFXDP ? "afxdp" : "kernel";
+}
+
+/* Queues of an interface as sysfs lists them (queues/rx-N or tx-N). */
+static unsigned count_queues(const char *ifname, const char *prefix)
+{
+	char path[128];
+	struct dirent *e;
+	unsigned n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", ifname);
+	d = opendir(path);
+	if (!d)
+		return 1;
+	while ((e = readdir(d)))
+		n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+	closedir(d);
+	return n ? n : 1;
+}
+
+static int numa_node_of(const char *ifname)
+{
+	char path[128];
+	int node = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/device/numa_node", ifname);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &node) != 1)
+		node = -1;
+	fclose(f);
+	return node;
+}
+
+/* The q-th core of the interface's NUMA node (any core when unknown). */
+static int cpu_for_queue(int node, unsigned q)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct bitmask *cpus;
+	int cpu = -1, seen = 0, i, n = 0;
+
+	if (ncpu < 1)
+		return -1;
+	if (node < 0 || numa_available() < 0)
+		return (int)(q % ncpu);
+	cpus = numa_allocate_cpumask();
+	if (!cpus || numa_node_to_cpus(node, cpus) < 0) {
+		numa_free_cpumask(cpus);
+		return (int)(q % ncpu);
+	}
+	for (i = 0; i < ncpu; i++)
+		n += numa_bitmask_isbitset(cpus, i);
+	for (i = 0; n && i < ncpu; i++) {
+		if (numa_bitmask_isbitset(cpus, i) && seen++ == (int)(q % n)) {
+			cpu = i;
+			break;
+		}
+	}
+	numa_free_cpumask(cpus);
+	return cpu >= 0 ? cpu : (int)(q % ncpu);
+}
+
+static int load_prog(struct xdp_run *r, enum xio_xdp_mode mode)
+{
+	const struct xio_config *cfg = r->cfg;
+	int err;
+
+	r->skel = xio_xdp_bpf__open();
+	if (!r->skel) {
+		fprintf(stderr, "xdp: cannot open the XDP program: %s\n", strerror(errno));
+		return -1;
+	}
+	r->skel->rodata->cfg_udp_port = cfg->stage.udp_port;
+	r->skel->rodata->cfg_overflow = (__u8)cfg->stage.overflow;
+	r->skel->rodata->cfg_drop_invalid = cfg->stage.drop_invalid;
+	r->skel->rodata->cfg_all_to_user = mode == XIO_XDP_MODE_AFXDP;
+	r->skel->rodata->cfg_tx_same = r->same;
+	err = xio_xdp_bpf__load(r->skel);
+	if (err) {
+		fprintf(stderr, "xdp: the kernel refused the XDP program (%s mode): %s%s\n",
+			mode_name(mode), strerror(-err),
+			err == -EPERM ? " (needs root or CAP_BPF + CAP_NET_ADMIN)" : "");
+		xio_xdp_bpf__destroy(r->skel);
+		r->skel = NULL;
+		return -1;
+	}
+	r->mode = mode;
+	return 0;
+}
+
+static int attach(struct xdp_run *r)
+{
+	int fd = bpf_program__fd(r->skel->progs.xio_xdp), err;
+	__u32 base = XDP_FLAGS_UPDATE_IF_NOEXIST;
+
+	if (!r->generic) {
+		err = bpf_xdp_attach(r->ifindex, fd, base | XDP_FLAGS_DRV_MODE, NULL);
+		if (!err)
+			return 0;
+		if (err == -EBUSY || err == -EEXIST)
+			goto busy;
+		fprintf(stderr, "xdp: native XDP on %s failed (%s); falling back to generic XDP\n",
+			r->cfg->iface, strerror(-err));
+		r->generic = true;
+	}
+	err = bpf_xdp_attach(r->ifindex, fd, base | XDP_FLAGS_SKB_MODE, NULL);
+	if (!err)
+		return 0;
+	if (err == -EBUSY || err == -EEXIST)
+		goto busy;
+	fprintf(stderr, "xdp: cannot attach the XDP program to %s: %s\n", r->cfg->iface,
+		strerror(-err));
+	return -1;
+busy:
+	fprintf(stderr,
+		"xdp: %s already has an XDP program; remove it first (ip link set dev %s xdp off)\n",
+		r->cfg->iface, r->cfg->iface);
+	return -1;
+}
+
+static void detach(struct xdp_run *r)
+{
+	if (!r->attached)
+		return;
+	bpf_xdp_detach(r->ifindex, r->generic ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE, NULL);
+	r->attached = false;
+}
+
+static int open_workers(struct xdp_run *r)
+{
+	int node = numa_node_of(r->cfg->iface), xsks = bpf_map__fd(r->skel->maps.xio_xsks);
+	unsigned egress_txq = count_queues(r->egress, "tx-"), q;
+
+	r->nq = count_queues(r->cfg->iface, "rx-");
+	if (r->nq > XIO_XDP_MAX_QUEUES) {
+		fprintf(stderr, "xdp: %s has %u RX queues, at most %d are supported "
+			"(ethtool -L %s combined N)\n", r->cfg->iface, r->nq, XIO_XDP_MAX_QUEUES,
+			r->cfg->iface);
+		return -1;
+	}
+	if (!r->same && egress_txq < r->nq) {
+		fprintf(stderr, "xdp: egress %s has %u TX queues for %u RX queues on %s; "
+			"give it as many (ethtool -L) or fewer to %s\n", r->egress, egress_txq,
+			r->nq, r->cfg->iface, r->cfg->iface);
+		return -1;
+	}
+	for (q = 0; q < r->nq; q++) {
+		struct xio_xsk_params p = {
+			.iface = r->cfg->iface,
+			.egress = r->egress,
+			.queue = q,
+			.copy = r->generic,
+			.numa_node = node,
+			.cpu = cpu_for_queue(node, q),
+			.burst = r->cfg->burst ? r->cfg->burst : XIO_DEFAULT_BURST,
+			.stage = &r->cfg->stage,
+			.pending = (uint64_t *)&r->skel->bss->xio_pending[q],
+		};
+		int fd;
+
+		if (xio_xsk_open(&r->xsk[q], &p))
+			return -1;
+		fd = xio_xsk_fd(r->xsk[q]);
+		if (bpf_map_update_elem(xsks, &q, &fd, BPF_ANY)) {
+			fprintf(stderr, "xdp: XSKMAP entry for queue %u: %s\n", q, strerror(errno));
+			return -1;
+		}
+		if (xio_xsk_start(r->xsk[q]))
+			return -1;
+	}
+	return 0;
+}
+
+/* Kernel counters summed over the CPUs. */
+static int kernel_stats(struct xdp_run *r, struct xio_xdp_stats *sum)
+{
+	__u32 key = 0;
+	int c, i;
+
+	memset(sum, 0, sizeof(*sum));
+	if (bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.xio_stats), &key, r->percpu))
+		return -1;
+	for (c = 0; c < r->ncpus; c++) {
+		const __u64 *v = (const __u64 *)&r->percpu[c];
+		__u64 *s = (__u64 *)sum;
+
+		for (i = 0; i < (int)(sizeof(*sum) / sizeof(__u64)); i++)
+			s[i] += v[i];
+	}
+	return 0;
+}
+
+static void kernel_counters(const struct xio_xdp_stats *k, struct xio_counters *c)
+{
+	unsigned r;
+
+	memset(c, 0, sizeof(*c));
+	c->rx_packets = k->rx_packets;
+	c->tx_packets = k->tx_packets;
+	c->dropped_packets = k->dropped_packets;
+	c->narrowed_packets = k->narrowed_packets;
+	c->tokens_narrowed = k->tokens_narrowed;
+	c->tokens_saturated = k->tokens_saturated;
+	c->bytes_in = k->bytes_in;
+	c->bytes_out = k->bytes_out;
+	for (r = 0; r < XIO_R_COUNT; r++)
+		c->reasons[r] = k->reasons[r];
+}
+
+/* Kernel plus user space; *user gets the AF_XDP part alone. */
+static void total_counters(struct xdp_run *r, const struct xio_xdp_stats *k,
+			   struct xio_counters *total, struct xio_counters *user)
+{
+	struct xio_counters w;
+	unsigned q;
+
+	memset(user, 0, sizeof(*user));
+	for (q = 0; q < r->nq; q++) {
+		if (!r->xsk[q])
+			continue;
+		xio_xsk_counters(r->xsk[q], &w);
+		xio_counters_add(user, &w);
+	}
+	kernel_counters(k, total);
+	xio_counters_add(total, user);
+}
+
+static void print_stats(struct xdp_run *r, const struct xio_xdp_stats *k, double t)
+{
+	struct xio_counters c, u;
+
+	total_counters(r, k, &c, &u);
+	printf("xdp %.1fs: rx %llu tx %llu dropped %llu narrowed %llu tokens %llu "
+	       "bytes in %llu out %llu (AF_XDP %llu)\n", t,
+	       (unsigned long long)c.rx_packets, (unsigned long long)c.tx_packets,
+	       (unsigned long long)c.dropped_packets, (unsigned long long)c.narrowed_packets,
+	       (unsigned long long)c.tokens_narrowed, (unsigned long long)c.bytes_in,
+	       (unsigned long long)c.bytes_out, (unsigned long long)u.rx_packets);
+	fflush(stdout);
+}
+
+/* Runs until *stop, duration or idle-exit; returns the forwarding time. */
+static double watch(struct xdp_run *r, volatile int *stop)
+{
+	const struct xio_config *cfg = r->cfg;
+	double start = now_s(), last = start, next_print = start + cfg->stats_interval_s, t;
+	struct xio_xdp_stats k;
+	__u64 seen = 0, s;
+
+	for (;;) {
+		usleep(XDP_POLL_US);
+		t = now_s();
+		if (!kernel_stats(r, &k)) {
+			s = k.rx_packets + k.to_user + k.no_socket;
+			if (s != seen) {
+				seen = s;
+				last = t;
+			}
+		}
+		if (*stop)
+			return t - start;
+		if (cfg->duration_s > 0 && t - start >= cfg->duration_s)
+			return t - start;
+		if (cfg->idle_exit_ms && (t - last) * 1000.0 >= cfg->idle_exit_ms)
+			return last - start;
+		if (cfg->stats_interval_s > 0 && t >= next_print) {
+			print_stats(r, &k, t - start);
+			next_print += cfg->stats_interval_s;
+		}
+	}
+}
+
+static void cleanup(struct xdp_run *r)
+{
+	unsigned q;
+
+	detach(r);
+	for (q = 0; q < XIO_XDP_MAX_QUEUES; q++)
+		xio_xsk_close(r->xsk[q]);
+	xio_xdp_bpf__destroy(r->skel);
+	free(r->percpu);
+}
+
+int xio_xdp_run(const struct xio_config *cfg, volatile int *stop, struct xio_counters *total,
+		double *elapsed_s)
+{
+	struct xio_counters user;
+	struct xio_xdp_stats k;
+	struct xdp_run r;
+	__u64 lost = 0;
+	unsigned q;
+
+	memset(&r, 0, sizeof(r));
+	r.cfg = cfg;
+	if (!cfg->iface || !*cfg->iface) {
+		fprintf(stderr, "xdp: no interface: give --iface IF\n");
+		return -1;
+	}
+	r.egress = cfg->egress && *cfg->egress ? cfg->egress : cfg->iface;
+	r.ifindex = (int)if_nametoindex(cfg->iface);
+	if (!r.ifindex) {
+		fprintf(stderr, "xdp: no interface named '%s' (--iface)\n", cfg->iface);
+		return -1;
+	}
+	r.egress_ifindex = (int)if_nametoindex(r.egress);
+	if (!r.egress_ifindex) {
+		fprintf(stderr, "xdp: no interface named '%s' (--egress)\n", r.egress);
+		return -1;
+	}
+	r.same = r.egress_ifindex == r.ifindex;
+	r.generic = cfg->xdp_attach == XIO_XDP_ATTACH_GENERIC;
+	r.ncpus = libbpf_num_possible_cpus();
+	r.percpu = r.ncpus > 0 ? calloc(r.ncpus, sizeof(*r.percpu)) : NULL;
+	if (!r.percpu) {
+		fprintf(stderr, "xdp: cannot size the per-CPU counters\n");
+		return -1;
+	}
+
+	if (cfg->xdp_mode == XIO_XDP_MODE_AFXDP) {
+		if (load_prog(&r, XIO_XDP_MODE_AFXDP))
+			goto fail;
+	} else if (load_prog(&r, XIO_XDP_MODE_KERNEL)) {
+		if (cfg->xdp_mode == XIO_XDP_MODE_KERNEL || load_prog(&r, XIO_XDP_MODE_AFXDP))
+			goto fail;
+		fprintf(stderr, "xdp: using afxdp mode instead\n");
+	}
+	if (!r.same) {
+		__u32 key = 0, ifx = (__u32)r.egress_ifindex;
+
+		if (bpf_map_update_elem(bpf_map__fd(r.skel->maps.xio_egress), &key, &ifx, BPF_ANY)) {
+			fprintf(stderr, "xdp: egress %s cannot be a redirect target: %s\n", r.egress,
+				strerror(errno));
+			goto fail;
+		}
+	}
+	if (open_workers(&r) || attach(&r))
+		goto fail;
+	r.attached = true;
+	fprintf(stderr, "xdp: %s mode on %s (%s XDP), egress %s%s, %u queue(s), UDP port %u\n",
+		mode_name(r.mode), cfg->iface, r.generic ? "generic" : "native", r.egress,
+		r.same ? " (XDP_TX)" : " (DEVMAP redirect)", r.nq, cfg->stage.udp_port);
+
+	*elapsed_s = watch(&r, stop);
+
+	detach(&r);
+	for (q = 0; q < r.nq; q++) {
+		xio_xsk_stop(r.xsk[q]);
+		lost += xio_xsk_lost(r.xsk[q]);
+	}
+	if (kernel_stats(&r, &k)) {
+		fprintf(stderr, "xdp: cannot read the kernel counters: %s\n", strerror(errno));
+		goto fail;
+	}
+	total_counters(&r, &k, total, &user);
+	fprintf(stderr, "xdp: %llu frame(s) finished in the kernel, %llu through AF_XDP\n",
+		(unsigned long long)(total->rx_packets - user.rx_packets),
+		(unsigned long long)user.rx_packets);
+	if (lost || k.no_socket)
+		fprintf(stderr, "xdp: ERROR: %llu frame(s) lost before AF_XDP (socket rings full), "
+			"%llu on queues without a socket\n", (unsigned long long)lost,
+			(unsigned long long)k.no_socket);
+	cleanup(&r);
+	return 0;
+fail:
+	cleanup(&r);
+	return -1;
+}
