@@ -322,6 +322,15 @@ has "xio-verify: --out: the capture holds 2 streams; choose one with --stream"
 run 0 "verify: --out of one of two streams" V --capture "$T/two.pcap" --stream 2 --out "$T/s2.u16"
 if cmp -s "$T/s2.u16" "$T/tok.u16"; then ok; else bad "verify --stream 2 --out differs"; fi
 
+# The committed sample is what scripts/make-sample.sh makes, and verifies
+# once narrowed by the stage core.
+run 0 "pcap/sample.pcap regenerates byte for byte" env BUILD="$BUILD" bash scripts/make-sample.sh --check
+has "make-sample: pcap/sample.pcap and pcap/sample-tokens.bin match a fresh build"
+narrow pcap/sample.pcap "$T/sample.n.pcap"
+run 0 "verify: sample narrowed" "$VERIFY" --capture "$T/sample.n.pcap" --tokens pcap/sample-tokens.bin
+has "xio-verify: 302 frames: 278 on XIO port 7910, 24 ignored (16 not IP/UDP, 8 other port, 0 other stream, 0 not READ_REPLY)"
+has "xio-verify: stream 1: all 100000 tokens present once and equal, 278 frames"
+
 # ---- (c) bad command lines and files ---------------------------------------
 echo "--- bad command lines"
 G() { "$GEN" --tokens "$T/tok.bin" --out "$T/bad.pcap" "$@"; }
