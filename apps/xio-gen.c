@@ -302,6 +302,15 @@ static uint32_t tokens_per_frame(const struct gen_opts *o)
 	return (o->mtu - ip_hdr - 8 - XIO_HDR_LEN) / 4;
 }
 
+/* Gives back the part of a frame's MAX_FRAME buffer it does not use. */
+static void shrink(struct gen_frame *f)
+{
+	uint8_t *p = realloc(f->data, f->len);
+
+	if (p)
+		f->data = p;
+}
+
 /* Cuts the stream into frames of per tokens, the last one shorter. */
 static void split_stream(struct gen_frame *fr, size_t nfr, size_t ntok, uint32_t per)
 {
@@ -377,6 +386,7 @@ static void build_stream(const struct gen_opts *o, const int32_t *tok, struct ge
 			fprintf(stderr, "%s: internal error: frame %zu cannot be built\n", prog, i);
 			exit(1);
 		}
+		shrink(f);
 		if (f->fault == F_CORRUPT)
 			f->data[lay.payload_off + rng_below(rng, lay.payload_len)] ^=
 				(uint8_t)(1u << rng_below(rng, 8));
@@ -463,6 +473,7 @@ static void build_foreign(const struct gen_opts *o, struct gen_frame *f, uint64_
 		break;
 	}
 	f->caplen = f->len;
+	shrink(f);
 }
 
 static void report_faults(const struct gen_frame *fr, size_t nfr)
@@ -475,34 +486,45 @@ static void report_faults(const struct gen_frame *fr, size_t nfr)
 }
 
 /* The order frames go out: drops left out, duplicates twice, optionally
- * shuffled, then foreign frames (indices >= nfr) inserted at random places. */
+ * shuffled, then foreign frames (indices >= nfr) spread over random gaps. */
 static size_t make_order(const struct gen_opts *o, const struct gen_frame *fr, size_t nfr,
 			 size_t *order, uint64_t *rng)
 {
-	size_t n = 0;
+	size_t *xio = xmalloc(2 * nfr * sizeof(*xio));
+	size_t *gap_foreign;
+	size_t n = 0, out = 0, next_foreign = nfr;
 
 	for (size_t i = 0; i < nfr; i++) {
 		if (fr[i].fault == F_DROP)
 			continue;
-		order[n++] = i;
+		xio[n++] = i;
 		if (fr[i].fault == F_DUPLICATE)
-			order[n++] = i;
+			xio[n++] = i;
 	}
 	if (o->reorder)
 		for (size_t i = n; i > 1; i--) {
-			size_t j = rng_below(rng, i), t = order[i - 1];
+			size_t j = rng_below(rng, i), t = xio[i - 1];
 
-			order[i - 1] = order[j];
-			order[j] = t;
+			xio[i - 1] = xio[j];
+			xio[j] = t;
 		}
-	for (uint64_t k = 0; k < o->nforeign; k++) {
-		size_t at = rng_below(rng, n + 1);
-
-		memmove(order + at + 1, order + at, (n - at) * sizeof(*order));
-		order[at] = nfr + k;
-		n++;
+	/* gap g lies before XIO frame g (gap n: after the last) */
+	gap_foreign = calloc(n + 1, sizeof(*gap_foreign));
+	if (!gap_foreign) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		exit(1);
 	}
-	return n;
+	for (uint64_t k = 0; k < o->nforeign; k++)
+		gap_foreign[rng_below(rng, n + 1)]++;
+	for (size_t g = 0; g <= n; g++) {
+		for (size_t k = 0; k < gap_foreign[g]; k++)
+			order[out++] = next_foreign++;
+		if (g < n)
+			order[out++] = xio[g];
+	}
+	free(gap_foreign);
+	free(xio);
+	return out;
 }
 
 int main(int argc, char **argv)
