@@ -35,4 +35,4 @@ hostile: $(HOSTILE_TOOLS)
 hostile-dpdk: $(HOSTILE_TOOLS) $(BUILD)/xio-pipeline
 	bash tests/hostile/run.sh dpdk $(BUILD)
 
-TESTS += hostile
+TESTS += hostile hostile-dpdk

@@ -4,10 +4,12 @@
 # captures frame by frame (bytes and lengths; timestamps ignored, micro- or
 # nanosecond classic pcap) and, optionally, two stats JSON files (every key
 # of the expected file, nested ones included, must be present and equal;
-# elapsed_s and keys only the actual file has are ignored). Exit 0 when they
-# agree, 1 with the first differences listed otherwise.
+# elapsed_s and keys only the actual file has are ignored), and the actual
+# file's own accounting: rx_packets == tx_packets + dropped_packets, reasons
+# adding up to rx_packets, and with --leaks a leaked_mbufs key that is 0.
+# Exit 0 when all agree, 1 with the first differences listed otherwise.
 #
-#   compare.py GOT.pcap WANT.pcap [GOT.json WANT.json]
+#   compare.py [--leaks] GOT.pcap WANT.pcap [GOT.json WANT.json]
 import json
 import struct
 import sys
@@ -82,15 +84,31 @@ def compare_json(got, want, where=''):
     return problems
 
 
+def accounting(got, leaks):
+    problems = []
+    if got.get('rx_packets') != got.get('tx_packets', 0) + got.get('dropped_packets', 0):
+        problems.append('rx_packets != tx_packets + dropped_packets')
+    if sum(got.get('reasons', {}).values()) != got.get('rx_packets'):
+        problems.append('reasons do not add up to rx_packets')
+    if leaks and got.get('leaked_mbufs') != 0:
+        problems.append(f"leaked_mbufs: {got.get('leaked_mbufs', 'missing')}, want 0")
+    return problems
+
+
 def main(argv):
+    leaks = len(argv) > 1 and argv[1] == '--leaks'
+    if leaks:
+        argv = argv[:1] + argv[2:]
     if len(argv) not in (3, 5):
-        print('usage: compare.py GOT.pcap WANT.pcap [GOT.json WANT.json]', file=sys.stderr)
+        print('usage: compare.py [--leaks] GOT.pcap WANT.pcap [GOT.json WANT.json]',
+              file=sys.stderr)
         return 2
     try:
         problems = compare_pcaps(argv[1], argv[2])
         if len(argv) == 5:
             with open(argv[3]) as g, open(argv[4]) as w:
-                problems += compare_json(json.load(g), json.load(w))
+                got = json.load(g)
+                problems += compare_json(got, json.load(w)) + accounting(got, leaks)
     except (OSError, ValueError) as e:
         print(f'compare: {e}', file=sys.stderr)
         return 1

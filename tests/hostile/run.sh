@@ -9,7 +9,10 @@
 #   run.sh stage BUILD          the stage core alone (xio-stage-replay), each
 #                               frame whole and cut into segments
 #   run.sh dpdk BUILD [BINARY]  the real xio-pipeline (default BUILD/xio-pipeline)
-#                               in both modes, over DPDK's pcap PMD
+#                               over DPDK's pcap PMD, in both modes, with
+#                               one-segment and chained mbufs (--mbuf-size),
+#                               small rings and odd bursts; the stats JSON
+#                               must also show no mbuf leaked
 #
 # FRAMES (default 5000) sets the frames per case. Work files: BUILD/hostile/.
 set -euo pipefail
@@ -30,9 +33,17 @@ cases=(
 	"port9999 1004 9999 --overflow saturate --drop-invalid"
 )
 
+# xio-pipeline runs: name, then options
+runs=(
+	"rtc --mode rtc"
+	"pipeline --mode pipeline"
+	"rtc-chained --mode rtc --mbuf-size 256"
+	"pipeline-chained --mode pipeline --mbuf-size 512 --ring-size 4 --burst 7"
+)
+
 fail=0
-check() { # label got.pcap want.pcap got.json want.json
-	if python3 "$here/compare.py" "$2" "$3" "$4" "$5"; then
+check() { # label got.pcap want.pcap got.json want.json repro [--leaks]
+	if python3 "$here/compare.py" ${7:-} "$2" "$3" "$4" "$5"; then
 		echo "hostile: $1: ok"
 	else
 		echo "hostile: $1: FAILED (reproduce: $6)" >&2
@@ -62,22 +73,23 @@ for c in "${cases[@]}"; do
 		done
 		;;
 	dpdk)
-		for mode in rtc pipeline; do
-			out=$dir/$mode.pcap json=$dir/$mode.json log=$dir/$mode.log
+		for r in "${runs[@]}"; do
+			read -r run ropts <<<"$r"
+			out=$dir/$run.pcap json=$dir/$run.json log=$dir/$run.log
 			rm -f "$out" "$json"
 			# shellcheck disable=SC2086
-			if ! timeout 120 "$bin" --no-huge --no-shconf --no-pci -m 512 \
-				--lcores '0@0,1@1,2@0' --log-level=pmd.net.pcap:warning \
+			if ! timeout -k 5 120 "$bin" --no-huge --no-shconf --no-pci -m 512 \
+				--lcores '0@0,1@1,2@0' \
 				--vdev "net_pcap0,rx_pcap=$dir/in.pcap,tx_pcap=$out" -- \
-				--mode "$mode" --udp-port "$port" $opts --idle-exit 500 \
+				$ropts --udp-port "$port" $opts --idle-exit 500 \
 				--stats-json "$json" >"$log" 2>&1; then
-				echo "hostile: $name ($mode): xio-pipeline failed, log $log:" >&2
+				echo "hostile: $name ($run): xio-pipeline failed, log $log:" >&2
 				tail -n 20 "$log" >&2
 				fail=1
 				continue
 			fi
-			check "$name ($frames frames, xio-pipeline --mode $mode)" "$out" \
-				"$dir/expected.pcap" "$json" "$dir/expected.json" "$log"
+			check "$name ($frames frames, xio-pipeline $ropts)" "$out" \
+				"$dir/expected.pcap" "$json" "$dir/expected.json" "$log" --leaks
 		done
 		;;
 	*)
