@@ -19,7 +19,7 @@
 #define XIO_MAX_PORT_ID    1023   /* RTE_MAX_ETHPORTS in any sane DPDK build */
 #define XIO_MIN_RING_SIZE  2u
 #define XIO_MAX_RING_SIZE  (1u << 20)
-#define XIO_MIN_MBUF_SIZE  256u
+#define XIO_MIN_MBUF_SIZE  128u
 #define XIO_MAX_MBUF_SIZE  (65535u - 128u) /* data room + headroom fit uint16 */
 #define XIO_MAX_SECONDS    (365.0 * 24 * 3600)
 

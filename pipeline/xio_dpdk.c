@@ -41,7 +41,8 @@ struct xio_run {
 int xio_dpdk_open(const struct xio_config *cfg, int argc, char **argv, char *why, size_t len)
 {
 	if (rte_eal_init(argc, argv) < 0) {
-		snprintf(why, len, "the DPDK EAL cannot start: %s", rte_strerror(rte_errno));
+		snprintf(why, len, "the DPDK EAL cannot start (%s; the EAL lines above say why)",
+			 rte_strerror(rte_errno));
 		return XIO_DPDK_UNAVAILABLE;
 	}
 	if (cfg->list_ports)

@@ -1,0 +1,17 @@
+# tests/dpdk.mk: end-to-end tests of build/xio-pipeline on DPDK with real
+# net_pcap / net_null vdevs (tests/e2e/test_dpdk_vectors.sh), and pcap-cmp,
+# the frame-by-frame capture comparison they use. XIO_VECTORS overrides
+# where the conformance captures are (default ../shared/vectors).
+
+$(BUILD)/tests/pcap-cmp: tests/e2e/pcap_cmp.c $(TOOLS_PCAP_OBJ) drivers/xio_pcap.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(PCAP_CFLAGS) $< $(TOOLS_PCAP_OBJ) -o $@ $(PCAP_LIBS)
+
+DPDK_TEST_BINS := $(BUILD)/xio-pipeline $(BUILD)/nodpdk/xio-pipeline $(BUILD)/tests/pcap-cmp \
+	$(BUILD)/xio-gen $(BUILD)/xio-verify
+
+.PHONY: dpdk
+dpdk: $(DPDK_TEST_BINS)
+	BUILD=$(BUILD) bash tests/e2e/test_dpdk_vectors.sh
+
+TESTS += dpdk

@@ -1,0 +1,329 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# End-to-end tests of build/xio-pipeline on DPDK (run by `make dpdk`, part of
+# make test). The real binary, the real EAL (--no-huge --no-shconf --no-pci)
+# and real net_pcap / net_null vdevs:
+#  (a) every capture of $XIO_VECTORS (default ../shared/vectors) in rtc and
+#      pipeline modes: output frames byte for byte against expected.pcap
+#      (pcap-cmp, timestamps ignored) and every key of expected.json exact;
+#  (b) the same with chained mbufs (--mbuf-size 512: jumbo frames arrive in
+#      up to 24 segments), chains longer than a segment list (--mbuf-size
+#      128: 36 segments), one-segment jumbo mbufs, burst 1, 2-entry rings (constant
+#      backpressure) with all stages on one lcore, two RX queues, and a
+#      separate TX port;
+#  (c) xio-gen captures (jumbo + CRC, IPv6 + VLAN, faults, foreign traffic,
+#      reordering) through both modes, then xio-verify and exact counters;
+#  (d) SIGTERM under full load (infinite_rx): exit 0, the accounting holds,
+#      no mbuf leaked; --duration; --stats-interval lines;
+#  (e) --list-ports, a missing EAL, bad option values, a port that does not
+#      exist, and the build without DPDK: one clear line, non-zero exit.
+set -u
+BUILD=${BUILD:-build}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+VECTORS=${XIO_VECTORS:-$ROOT/../shared/vectors}
+XP=${XIO_PIPELINE:-$BUILD/xio-pipeline}
+CMP=$BUILD/tests/pcap-cmp
+GEN=$BUILD/xio-gen
+VERIFY=$BUILD/xio-verify
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+EAL=(--no-huge --no-shconf --no-pci --lcores '0@0,1@1,2@0')
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+show() { sed 's/^/  | /' "$1"; }
+
+# xp LOG EAL-ARGS... -- OPTIONS...: runs xio-pipeline (bounded in time),
+# output to LOG; returns its exit status.
+xp() {
+	local log=$1
+	shift
+	timeout -k 5 120 "$XP" "$@" >"$log" 2>&1
+}
+
+# json_check JSON EXPECTED DESC: every key of EXPECTED equal in JSON, and
+# the run's accounting: rx == tx + dropped, no mbuf leaked.
+json_check() {
+	python3 - "$1" "$2" <<'EOF' >"$T/jsondiff" 2>&1
+import json, sys
+got = json.load(open(sys.argv[1]))
+exp = json.load(open(sys.argv[2]))
+bad = [f"{k}: {got.get(k)!r}, expected {v!r}" for k, v in exp.items() if got.get(k) != v]
+if got["rx_packets"] != got["tx_packets"] + got["dropped_packets"]:
+    bad.append("rx_packets != tx_packets + dropped_packets")
+if got.get("leaked_mbufs", 0) != 0:
+    bad.append(f"leaked_mbufs: {got['leaked_mbufs']}")
+if sum(got["reasons"].values()) != got["rx_packets"]:
+    bad.append("reasons do not add up to rx_packets")
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+EOF
+	if [ $? -eq 0 ]; then ok; else bad "$3: stats JSON"; show "$T/jsondiff"; fi
+}
+
+# json_expr JSON PYEXPR DESC [NF]: PYEXPR (over j, the stats JSON, and nf,
+# a frame count) holds.
+json_expr() {
+	if python3 -c "import json,sys; j=json.load(open(sys.argv[1])); nf=int(sys.argv[2]); sys.exit(0 if ($2) else 1)" "$1" "${4:-0}"; then
+		ok
+	else
+		bad "$3: $2 does not hold"; show "$1"
+	fi
+}
+
+# frames CAP: the number of frames in a classic pcap file.
+frames() {
+	python3 -c "
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+e = '<' if d[:4] in (b'\\xd4\\xc3\\xb2\\xa1', b'\\x4d\\x3c\\xb2\\xa1') else '>'
+off, n = 24, 0
+while off < len(d):
+    off += 16 + struct.unpack(e + 'I', d[off + 8:off + 12])[0]
+    n += 1
+print(n)" "$1"
+}
+
+pcap_check() {
+	if "$CMP" "$1" "$2" >"$T/cmp" 2>&1; then ok; else bad "$3: output frames"; show "$T/cmp"; fi
+}
+
+# vector DIR MODE DESC [EAL-ARGS...] [-- OPTIONS...]: one capture through the
+# binary, compared with expected.pcap and expected.json.
+vector() {
+	local dir=$1 mode=$2 desc=$3 args eal=() opts=()
+	shift 3
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do eal+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	opts=("$@")
+	args=$(bash "$ROOT/tests/vector-args.sh" "$dir") || { bad "$desc: vector-args"; return; }
+	rm -f "$T/out.pcap" "$T/out.json"
+	# shellcheck disable=SC2086
+	if ! xp "$T/log" "${EAL[@]}" "${eal[@]}" \
+		--vdev "net_pcap0,rx_pcap=$dir/in.pcap,tx_pcap=$T/out.pcap" -- \
+		--mode "$mode" --idle-exit 300 --stats-json "$T/out.json" $args "${opts[@]}"; then
+		bad "$desc: exit status"; show "$T/log"; return
+	fi
+	ok
+	pcap_check "$T/out.pcap" "$dir/expected.pcap" "$desc"
+	json_check "$T/out.json" "$dir/expected.json" "$desc"
+}
+
+# --- (a) every conformance vector, both modes ---------------------------
+nvec=0
+for dir in "$VECTORS"/*/; do
+	dir=${dir%/}
+	[ -f "$dir/in.pcap" ] && [ -f "$dir/expected.pcap" ] && [ -f "$dir/expected.json" ] || continue
+	nvec=$((nvec + 1))
+	for mode in rtc pipeline; do
+		vector "$dir" "$mode" "$(basename "$dir") $mode"
+	done
+done
+[ "$nvec" -gt 0 ] && ok || bad "no vectors in $VECTORS"
+echo "vectors: $nvec captures x 2 modes"
+
+# --- (b) mbuf layouts, bursts, backpressure, queues, ports --------------
+for dir in "$VECTORS"/basic-keep "$VECTORS"/mixed-port9999-saturate; do
+	[ -d "$dir" ] || continue
+	n=$(basename "$dir")
+	for mode in rtc pipeline; do
+		vector "$dir" "$mode" "$n $mode chained mbufs" -- --mbuf-size 512
+		vector "$dir" "$mode" "$n $mode long chains" -- --mbuf-size 128
+		vector "$dir" "$mode" "$n $mode one-segment jumbo mbufs" -m 256 -- --mbuf-size 9216
+		vector "$dir" "$mode" "$n $mode burst 1" -- --burst 1
+	done
+	vector "$dir" pipeline "$n rings of 2, stages on one lcore" -- \
+		--ring-size 2 --burst 7 --stage-lcores 1,1,1
+	vector "$dir" pipeline "$n rings of 2, chained mbufs" -- \
+		--ring-size 2 --burst 512 --mbuf-size 512 --stage-lcores 2,1,2
+done
+
+# The long-chain path was really taken, and chained frames really came in.
+b=$VECTORS/basic-keep
+if [ -d "$b" ]; then
+	xp "$T/log" "${EAL[@]}" --vdev "net_pcap0,rx_pcap=$b/in.pcap,tx_pcap=$T/o.pcap" -- \
+		--idle-exit 300 --mbuf-size 128 --stats-json "$T/lc.json" || bad "long chains run"
+	json_expr "$T/lc.json" 'j["long_chains"] == 2 and j["mbuf_data_room"] == 128' "long chains taken"
+fi
+
+# Two RX queues (net_pcap: one capture per queue), one pipeline each.
+k1=$VECTORS/basic-keep k2=$VECTORS/mixed-keep
+if [ -d "$k1" ] && [ -d "$k2" ]; then
+	python3 - "$k1/expected.json" "$k2/expected.json" "$T/sum.json" <<'EOF'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+s = {k: a[k] + b[k] for k in a if k != "reasons"}
+s["reasons"] = {r: a["reasons"][r] + b["reasons"][r] for r in a["reasons"]}
+json.dump(s, open(sys.argv[3], "w"))
+EOF
+	for mode in rtc pipeline; do
+		rm -f "$T/q0.pcap" "$T/q1.pcap"
+		if xp "$T/log" --no-huge --no-shconf --no-pci --lcores '0@0,1@1,2@0,3@1' \
+			--vdev "net_pcap0,rx_pcap=$k1/in.pcap,rx_pcap=$k2/in.pcap,tx_pcap=$T/q0.pcap,tx_pcap=$T/q1.pcap" \
+			-- --rxq 2 --mode "$mode" --idle-exit 300 --stats-json "$T/q.json"; then
+			ok
+			pcap_check "$T/q0.pcap" "$k1/expected.pcap" "2 queues $mode: queue 0"
+			pcap_check "$T/q1.pcap" "$k2/expected.pcap" "2 queues $mode: queue 1"
+			json_check "$T/q.json" "$T/sum.json" "2 queues $mode"
+		else
+			bad "2 queues $mode: exit status"; show "$T/log"
+		fi
+	done
+	# rtc needs one worker lcore per queue: a clear error otherwise.
+	if xp "$T/log" --no-huge --no-shconf --no-pci --lcores '0@0,1@1' \
+		--vdev "net_pcap0,rx_pcap=$k1/in.pcap,rx_pcap=$k2/in.pcap,tx_pcap=$T/q0.pcap,tx_pcap=$T/q1.pcap" \
+		-- --rxq 2 --idle-exit 300; then
+		bad "rtc with 2 queues on 1 worker: exit 0"
+	elif grep -q "rtc mode needs 2 worker lcores" "$T/log"; then ok; else bad "rtc lcores message"; show "$T/log"; fi
+fi
+
+# RX on one port, TX on another.
+if [ -d "$k1" ]; then
+	for mode in rtc pipeline; do
+		rm -f "$T/o.pcap"
+		if xp "$T/log" "${EAL[@]}" --vdev "net_pcap0,rx_pcap=$k1/in.pcap" \
+			--vdev "net_pcap1,tx_pcap=$T/o.pcap" -- --tx-port 1 --mode "$mode" \
+			--idle-exit 300 --stats-json "$T/o.json"; then
+			ok
+			pcap_check "$T/o.pcap" "$k1/expected.pcap" "port 0 -> port 1 $mode"
+			json_check "$T/o.json" "$k1/expected.json" "port 0 -> port 1 $mode"
+		else
+			bad "port 0 -> port 1 $mode: exit status"; show "$T/log"
+		fi
+	done
+fi
+
+# --- (c) xio-gen captures through the binary, then xio-verify ----------
+# gen_case DESC VERIFY_RC PYEXPR XIO-GEN-OPTIONS... [-- PIPELINE-OPTIONS...]
+# VERIFY_RC "-": xio-verify's verdict is not checked. PYEXPR sees nf, the
+# frames of the generated capture.
+gen_case() {
+	local desc=$1 want=$2 expr=$3 g=() p=() vport=() mode rc nf i
+	shift 3
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do g+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	p=("$@")
+	if ! "$GEN" --tokens "$T/tokens.i32" --out "$T/gen.pcap" "${g[@]}" >"$T/genlog" 2>&1; then
+		bad "$desc: xio-gen"; show "$T/genlog"; return
+	fi
+	nf=$(frames "$T/gen.pcap")
+	vport=()
+	for ((i = 0; i < ${#g[@]} - 1; i++)); do
+		[ "${g[i]}" = --port ] && vport=(--port "${g[i + 1]}")
+	done
+	for mode in rtc pipeline; do
+		rm -f "$T/gout.pcap"
+		if ! xp "$T/log" "${EAL[@]}" --vdev "net_pcap0,rx_pcap=$T/gen.pcap,tx_pcap=$T/gout.pcap" \
+			-- --mode "$mode" --idle-exit 300 --stats-json "$T/g.json" "${p[@]}"; then
+			bad "$desc $mode: exit status"; show "$T/log"; continue
+		fi
+		"$VERIFY" --capture "$T/gout.pcap" --tokens "$T/tokens.i32" "${vport[@]}" >"$T/vlog" 2>&1
+		rc=$?
+		if [ "$want" = - ] || [ "$rc" -eq "$want" ]; then ok; else bad "$desc $mode: xio-verify exit $rc, expected $want"; show "$T/vlog"; fi
+		json_expr "$T/g.json" "j['rx_packets'] == nf and $expr" "$desc $mode" "$nf"
+		json_expr "$T/g.json" 'j["rx_packets"] == j["tx_packets"] + j["dropped_packets"] and j["leaked_mbufs"] == 0' "$desc $mode accounting"
+	done
+}
+
+if [ -x "$GEN" ] && [ -x "$VERIFY" ]; then
+	# 300000 tokens in 0..65535, and the count of frames each MTU gives.
+	python3 -c "
+import random, struct
+r = random.Random(3)
+open('$T/tokens.i32', 'wb').write(struct.pack('<300000i', *(r.randrange(65536) for _ in range(300000))))"
+	ntok=300000
+	gen_case "jumbo CRC" 0 "j['narrowed_packets'] == nf and j['tokens_narrowed'] == $ntok and j['bytes_in'] - j['bytes_out'] == 2 * $ntok" \
+		--mtu 9000 --crc
+	gen_case "IPv6 QinQ" 0 "j['narrowed_packets'] == j['rx_packets'] and j['tokens_narrowed'] == $ntok" \
+		--ipv6 --vlan 100 --vlan 7 --mtu 4000
+	gen_case "foreign, reordered" 0 "j['reasons']['narrowed'] == j['rx_packets'] - 40 and j['tokens_narrowed'] == $ntok and j['reasons']['other_port'] + j['reasons']['not_ip'] + j['reasons']['not_udp'] == 40" \
+		--foreign 40 --reorder --seed 5
+	gen_case "corrupt, truncated, dropped" 1 "j['reasons']['bad_udp_csum'] == 3 and j['reasons']['truncated'] == 2 and j['dropped_packets'] == 0 and j['narrowed_packets'] == nf - 5" \
+		--corrupt 3 --truncate 2 --drop 2 --seed 9
+	gen_case "out of range, dropped" 1 "j['reasons']['out_of_range'] == 4 and j['dropped_packets'] == 4 and j['tx_packets'] == j['rx_packets'] - 4" \
+		--out-of-range 4 --crc -- --overflow drop
+	gen_case "out of range, saturated" - "j['reasons']['out_of_range'] == 4 and j['tokens_saturated'] == 4 and j['narrowed_packets'] == j['rx_packets']" \
+		--out-of-range 4 -- --overflow saturate
+	gen_case "port 9999, MTU 1500" 0 "j['narrowed_packets'] == nf and j['tokens_narrowed'] == $ntok" \
+		--port 9999 -- --udp-port 9999
+else
+	bad "xio-gen / xio-verify not built: $GEN $VERIFY"
+fi
+
+# --- (d) stopping: SIGTERM under load, --duration, stats lines ----------
+# net_pcap's infinite_rx keeps the capture in mbufs and wants each frame in
+# one: 9216-byte mbufs, hence -m 256.
+m=$VECTORS/mixed-keep
+if [ -d "$m" ]; then
+	for mode in rtc pipeline; do
+		"$XP" "${EAL[@]}" -m 256 --vdev "net_pcap0,rx_pcap=$m/in.pcap,infinite_rx=1" --vdev net_null0 \
+			-- --tx-port 1 --mode "$mode" --mbuf-size 9216 --stats-json "$T/term.json" >"$T/log" 2>&1 &
+		pid=$!
+		sleep 2
+		kill -TERM "$pid"
+		rc=0
+		wait "$pid" || rc=$?
+		if [ "$rc" -eq 0 ]; then ok; else bad "SIGTERM $mode: exit $rc"; show "$T/log"; fi
+		json_expr "$T/term.json" 'j["rx_packets"] > 0 and j["rx_packets"] == j["tx_packets"] + j["dropped_packets"] and j["leaked_mbufs"] == 0 and j["tokens_saturated"] == 0' "SIGTERM $mode"
+		grep -q "stopping (signal)" "$T/log" && ok || { bad "SIGTERM $mode: no stop line"; show "$T/log"; }
+	done
+	if xp "$T/log" "${EAL[@]}" -m 256 --vdev "net_pcap0,rx_pcap=$m/in.pcap,infinite_rx=1" --vdev net_null0 \
+		-- --tx-port 1 --mode pipeline --mbuf-size 9216 --duration 1.5 --stats-interval 0.5 --stats-json "$T/d.json"; then
+		ok
+	else
+		bad "--duration: exit status"; show "$T/log"
+	fi
+	grep -q "stopping (--duration)" "$T/log" && ok || { bad "--duration: no stop line"; show "$T/log"; }
+	n=$(grep -c '^xio: t=' "$T/log")
+	[ "$n" -ge 1 ] && ok || { bad "--stats-interval: $n stats lines"; show "$T/log"; }
+	json_expr "$T/d.json" 'j["rx_packets"] > 400 and j["rx_packets"] == j["tx_packets"] + j["dropped_packets"] and j["elapsed_s"] > 0 and j["leaked_mbufs"] == 0' "--duration counters"
+fi
+
+# --- (e) command line, EAL and port errors; the build without DPDK ------
+# err DESC REGEX ARGS...: non-zero exit and a line matching REGEX.
+err() {
+	local desc=$1 re=$2
+	shift 2
+	if xp "$T/log" "$@"; then
+		bad "$desc: exit 0"; show "$T/log"
+	elif grep -Eq -- "$re" "$T/log"; then ok; else bad "$desc: no line matching '$re'"; show "$T/log"; fi
+}
+vd=(--vdev "net_pcap0,rx_pcap=$VECTORS/basic-keep/in.pcap,tx_pcap=$T/e.pcap")
+err "burst 0" '^xio-pipeline: --burst: 0 is out of range 1\.\.512' -- --burst 0
+err "ring not a power of two" '^xio-pipeline: --ring-size: 1000 is not a power of two' -- --ring-size 1000
+err "unknown mode" "^xio-pipeline: --mode: unknown value 'fast'" -- --mode fast
+err "unknown policy" "^xio-pipeline: --overflow: unknown value 'clip'" -- --overflow clip
+err "udp port 0" '^xio-pipeline: --udp-port: 0 is out of range' -- --udp-port 0
+err "not a number" "^xio-pipeline: --idle-exit: '12x' is not a number" -- --idle-exit 12x
+err "missing value" '^xio-pipeline: --burst: needs a value' -- --burst
+err "unknown option" "^xio-pipeline: unknown option '--bogus'" -- --bogus
+err "stats file" "^xio-pipeline: --stats-json: cannot write '/nonexistent/s.json'" -- --stats-json /nonexistent/s.json
+err "stage-lcores count" '^xio-pipeline: --stage-lcores: 2 lcores given, 3 needed' -- --mode pipeline --stage-lcores 1,2
+err "stage-lcores in rtc" '^xio-pipeline: --stage-lcores: needs --mode pipeline' -- --stage-lcores 1,1,1
+err "xdp without iface" '^xio-pipeline: --driver: xdp needs --iface' -- --driver xdp
+err "iface missing" "^xio-pipeline: --iface: no interface 'xio-nope0' here" -- --iface xio-nope0
+err "port missing" 'port 3 does not exist: the EAL found 1 port' "${EAL[@]}" "${vd[@]}" -- --rx-port 3
+err "stage lcore not a worker" '--stage-lcores: lcore 5 is not a worker lcore' "${EAL[@]}" "${vd[@]}" -- --mode pipeline --stage-lcores 1,5,1
+err "no EAL" 'the DPDK EAL cannot start.*--driver xdp --iface' --no-huge --in-memory --no-pci --lcores '0@0,1@1' -- --idle-exit 100
+err "no port" 'the DPDK EAL found no port.*--vdev' "${EAL[@]}" -- --idle-exit 100
+if xp "$T/log" "${EAL[@]}" "${vd[@]}" -- --list-ports && grep -q '^port 0: net_pcap0 driver net_pcap' "$T/log" &&
+	grep -q '^RDMA devices' "$T/log"; then ok; else bad "--list-ports"; show "$T/log"; fi
+if xp "$T/log" -- --help && grep -q -- '--stage-lcores' "$T/log"; then ok; else bad "--help"; show "$T/log"; fi
+
+ND=$BUILD/nodpdk/xio-pipeline
+if [ -x "$ND" ]; then
+	if ! nm "$ND" | grep -q rte_eal_init; then ok; else bad "nodpdk build links DPDK"; fi
+	if "$ND" --help >"$T/log" 2>&1 && grep -q -- '--driver' "$T/log"; then ok; else bad "nodpdk --help"; show "$T/log"; fi
+	XP_SAVE=$XP
+	XP=$ND
+	err "nodpdk --driver dpdk" 'built without DPDK: use --driver xdp --iface' --driver dpdk
+	err "nodpdk --list-ports" 'built without DPDK' -- --list-ports
+	XP=$XP_SAVE
+else
+	bad "no $ND"
+fi
+
+echo "dpdk: $pass checks passed, $fail failed"
+[ "$fail" -eq 0 ]
