@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "xio_config.h"
@@ -251,6 +252,7 @@ static int xio_check_writable(const char *opt, const char *path)
 {
 	char dir[PATH_MAX];
 	const char *slash = strrchr(path, '/');
+	struct stat st;
 	size_t n;
 
 	if (*path == '\0')
@@ -266,6 +268,8 @@ static int xio_check_writable(const char *opt, const char *path)
 	}
 	if (access(dir, W_OK | X_OK) != 0)
 		return xio_opt_error(opt, "cannot write '%s': %s: %s", path, dir, strerror(errno));
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return xio_opt_error(opt, "cannot write '%s': %s", path, strerror(EISDIR));
 	if (access(path, F_OK) == 0 && access(path, W_OK) != 0)
 		return xio_opt_error(opt, "cannot write '%s': %s", path, strerror(errno));
 	return 0;
