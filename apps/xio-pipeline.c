@@ -25,7 +25,7 @@
 #include "xdp/xio_xdp.h"
 #endif
 
-#define XIO_EXTRA_LEN 1024
+#define XIO_EXTRA_LEN 16384
 
 static volatile int xio_stop;
 
@@ -102,8 +102,9 @@ static int xio_run_xdp(const struct xio_config *cfg, struct xio_outcome *o)
 static int xio_run_dpdk(const struct xio_config *cfg, const struct xio_args *a,
 			struct xio_outcome *o)
 {
-	char why[256], extra[XIO_EXTRA_LEN - 32];
+	char why[256];
 	int rc = xio_dpdk_open(cfg, a->eal_argc, a->eal_argv, why, sizeof(why));
+	int n;
 
 	if (rc == XIO_DPDK_UNAVAILABLE) {
 		if (cfg->driver == XIO_DRIVER_AUTO && cfg->iface != NULL && !cfg->list_ports) {
@@ -123,8 +124,9 @@ static int xio_run_dpdk(const struct xio_config *cfg, const struct xio_args *a,
 		xio_dpdk_close();
 		return 0;
 	}
-	rc = xio_dpdk_run(cfg, &xio_stop, &o->total, &o->elapsed_s, extra, sizeof(extra));
-	snprintf(o->extra, sizeof(o->extra), "  \"driver\": \"dpdk\",\n%s", extra);
+	n = snprintf(o->extra, sizeof(o->extra), "  \"driver\": \"dpdk\",\n");
+	rc = xio_dpdk_run(cfg, &xio_stop, &o->total, &o->elapsed_s, o->extra + n,
+			  sizeof(o->extra) - (size_t)n);
 	xio_dpdk_close();
 	return rc;
 }

@@ -110,6 +110,17 @@ static int xio_run_ports(struct xio_run *r)
 	return 0;
 }
 
+/* Workers away from the port's NUMA socket work, slowly: say so. */
+static void xio_run_check_sockets(const struct xio_run *r)
+{
+	for (unsigned lcore = 0; lcore < RTE_MAX_LCORE; lcore++)
+		if (r->dp->lcores[lcore].ntasks != 0 &&
+		    rte_lcore_to_socket_id(lcore) != (unsigned)r->ports[0].socket)
+			XIO_LOG(NOTICE, "lcore %u is on socket %u, port %u on socket %d: every "
+				"packet crosses sockets (pick lcores of the port's socket)", lcore,
+				rte_lcore_to_socket_id(lcore), r->ports[0].id, r->ports[0].socket);
+}
+
 static int xio_run_queues(struct xio_run *r)
 {
 	const struct xio_config *cfg = r->cfg;
@@ -139,7 +150,10 @@ static int xio_run_queues(struct xio_run *r)
 		if (q->mctx.scratch == NULL)
 			goto nomem;
 	}
-	return cfg->mode == XIO_MODE_PIPELINE ? xio_pipeline_plan(r->dp) : xio_rtc_plan(r->dp);
+	if ((cfg->mode == XIO_MODE_PIPELINE ? xio_pipeline_plan(r->dp) : xio_rtc_plan(r->dp)) < 0)
+		return -1;
+	xio_run_check_sockets(r);
+	return 0;
 nomem:
 	XIO_LOG(ERR, "out of memory for the queues (give the EAL more: -m MB)");
 	return -1;
@@ -274,25 +288,58 @@ static uint64_t xio_run_long_chains(const struct xio_run *r)
 	return n;
 }
 
-static void xio_run_extra(const struct xio_run *r, uint64_t long_chains, unsigned leaked,
-			  char *extra, size_t len)
+/* "stages": one object per task, in queue and stage order. */
+static size_t xio_run_stages_json(const struct xio_dp *dp, char *p, size_t len)
 {
-	snprintf(extra, len,
-		 "  \"mode\": \"%s\",\n"
-		 "  \"rx_queues\": %u,\n"
-		 "  \"burst\": %u,\n"
-		 "  \"mbuf_data_room\": %u,\n"
-		 "  \"long_chains\": %" PRIu64 ",\n"
-		 "  \"leaked_mbufs\": %u",
-		 r->cfg->mode == XIO_MODE_PIPELINE ? "pipeline" : "rtc", r->cfg->rxq,
-		 r->cfg->burst, r->data_room, long_chains, leaked);
+	static const char *const names[] = { "rtc", "rx", "work", "tx" };
+	size_t n = 0;
+
+	n += (size_t)snprintf(p + n, n < len ? len - n : 0, ",\n  \"stages\": [");
+	for (unsigned i = 0; dp != NULL && i < dp->nq; i++) {
+		for (unsigned j = 0; j < dp->q[i]->ntasks; j++) {
+			const struct xio_task *t = &dp->q[i]->tasks[j];
+
+			n += (size_t)snprintf(p + n, n < len ? len - n : 0,
+				"%s\n    {\"queue\": %u, \"stage\": \"%s\", \"lcore\": %u, "
+				"\"packets\": %" PRIu64 ", \"bursts\": %" PRIu64 ", "
+				"\"empty_polls\": %" PRIu64 ", \"abandoned\": %" PRIu64 "}",
+				i + j ? "," : "", i, names[t->kind], t->lcore, t->stats.packets,
+				t->stats.bursts, t->stats.empty_polls, t->stats.abandoned);
+		}
+	}
+	n += (size_t)snprintf(p + n, n < len ? len - n : 0, "\n  ]");
+	return n;
+}
+
+/* The run's own JSON members, after the stats of the tasks are final. */
+static void xio_run_extra(const struct xio_run *r, char *extra, size_t len)
+{
+	size_t n;
+
+	n = (size_t)snprintf(extra, len,
+			     "  \"mode\": \"%s\",\n"
+			     "  \"rx_queues\": %u,\n"
+			     "  \"burst\": %u,\n"
+			     "  \"mbuf_data_room\": %u,\n"
+			     "  \"long_chains\": %" PRIu64,
+			     r->cfg->mode == XIO_MODE_PIPELINE ? "pipeline" : "rtc", r->cfg->rxq,
+			     r->cfg->burst, r->data_room, xio_run_long_chains(r));
+	if (n < len)
+		xio_run_stages_json(r->dp, extra + n, len - n);
+}
+
+/* Appends "leaked_mbufs" once the pool has been checked. */
+static void xio_run_extra_leaked(char *extra, size_t len, unsigned leaked)
+{
+	size_t n = strlen(extra);
+
+	snprintf(extra + n, n < len ? len - n : 0, ",\n  \"leaked_mbufs\": %u", leaked);
 }
 
 int xio_dpdk_run(const struct xio_config *cfg, volatile int *stop, struct xio_counters *total,
 		 double *elapsed_s, char *extra, size_t extra_len)
 {
 	struct xio_run r = { .cfg = cfg };
-	uint64_t long_chains;
 	unsigned leaked;
 	int rc = -1;
 
@@ -315,8 +362,8 @@ int xio_dpdk_run(const struct xio_config *cfg, volatile int *stop, struct xio_co
 	*elapsed_s = (double)(r.end_tsc - r.start_tsc) / rte_get_tsc_hz();
 	rc = 0;
 out:
-	long_chains = xio_run_long_chains(&r);
+	xio_run_extra(&r, extra, extra_len);
 	leaked = xio_run_teardown(&r);
-	xio_run_extra(&r, long_chains, leaked, extra, extra_len);
+	xio_run_extra_leaked(extra, extra_len, leaked);
 	return rc;
 }

@@ -57,6 +57,13 @@ if got.get("leaked_mbufs", 0) != 0:
     bad.append(f"leaked_mbufs: {got['leaked_mbufs']}")
 if sum(got["reasons"].values()) != got["rx_packets"]:
     bad.append("reasons do not add up to rx_packets")
+# Each stage passed on exactly what the counters say.
+want = {"rtc": got["rx_packets"], "rx": got["rx_packets"], "work": got["rx_packets"],
+        "tx": got["tx_packets"]}
+for name, n in want.items():
+    st = [s["packets"] for s in got["stages"] if s["stage"] == name]
+    if st and sum(st) != n:
+        bad.append(f"stage {name}: {sum(st)} packets, expected {n}")
 print("\n".join(bad))
 sys.exit(1 if bad else 0)
 EOF
