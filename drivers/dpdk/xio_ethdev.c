@@ -102,9 +102,9 @@ static void xio_ethdev_conf(struct xio_port *p, const struct rte_eth_dev_info *i
 	}
 	if (info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
 		conf->txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
-	else if (p->nb_txq > 0)
-		XIO_LOG(NOTICE, "port %u: no multi-segment TX: chained frames may not go out",
-			p->id);
+	else if (p->nb_txq > 0 && XIO_MAX_FRAME > data_room)
+		XIO_LOG(NOTICE, "port %u: does not announce multi-segment TX: chained frames "
+			"rely on the PMD (net_pcap copies them out)", p->id);
 	if (info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)
 		conf->txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
 }
