@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# xdp_e2e.sh: xio-pipeline on the XDP driver between three network
+# namespaces made here: sender --veth--> device under test --veth--> receiver
+# (MTU 9000, IPv6 off, GRO on at the receiver). For every vector of
+# $XIO_VECTORS and both XDP modes (kernel, afxdp): tcpreplay sends in.pcap
+# from the sender, xio-pipeline runs in the middle namespace on the two veths,
+# tcpdump captures at the receiver; the capture must equal expected.pcap
+# frame for frame and byte for byte, and the stats JSON expected.json.
+# Then generic XDP once, and the automatic fallback: EAL arguments naming a
+# PCI device that does not exist, plus --iface, must run on XDP and say so.
+# Needs root.
+set -euo pipefail
+
+bin=${XIO_PIPELINE:-build/xio-pipeline}
+vectors=${XIO_VECTORS:-../shared/vectors}
+here=$(cd "$(dirname "$0")" && pwd)
+pps=${XDP_E2E_PPS:-400}
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "xdp-e2e: needs root (network namespaces, XDP)" >&2
+	exit 1
+fi
+[ -x "$bin" ] || { echo "xdp-e2e: $bin not built" >&2; exit 1; }
+
+tag=$$
+S=xio-snd-$tag D=xio-dut-$tag R=xio-rcv-$tag
+tmp=$(mktemp -d)
+pids=()
+
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	for ns in "$S" "$D" "$R"; do ip netns del "$ns" 2>/dev/null || true; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+in_ns() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
+
+setup() {
+	local ns
+	for ns in "$S" "$D" "$R"; do
+		ip netns add "$ns"
+		in_ns "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+		in_ns "$ns" ip link set lo up
+	done
+	ip link add xs0 netns "$S" type veth peer name xd0 netns "$D"
+	ip link add xd1 netns "$D" type veth peer name xr0 netns "$R"
+	for l in "$S xs0" "$D xd0" "$D xd1" "$R xr0"; do
+		set -- $l
+		in_ns "$1" sysctl -qw "net.ipv6.conf.$2.disable_ipv6=1"
+		in_ns "$1" ip link set "$2" mtu 9000 up
+	done
+	# GRO gives the receiving veth the NAPI that XDP_REDIRECT into it needs
+	in_ns "$R" ethtool -K xr0 gro on
+}
+
+# wait_for FILE PATTERN PID: until FILE shows PATTERN (or PID died).
+wait_for() {
+	local i
+	for i in $(seq 1 200); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		kill -0 "$3" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# Compares two captures frame by frame, ignoring timestamps.
+pcap_equal() {
+	python3 - "$1" "$2" <<'EOF'
+import struct, sys
+def frames(path):
+    d = open(path, 'rb').read()
+    magic = struct.unpack('<I', d[:4])[0]
+    e = '<' if magic in (0xa1b2c3d4, 0xa1b23c4d) else '>'
+    off, out = 24, []
+    while off + 16 <= len(d):
+        _, _, cl, _ = struct.unpack(e + 'IIII', d[off:off + 16])
+        out.append(d[off + 16:off + 16 + cl]); off += 16 + cl
+    return out
+got, want = frames(sys.argv[1]), frames(sys.argv[2])
+for i, (g, w) in enumerate(zip(got, want)):
+    if g != w:
+        at = next((j for j in range(min(len(g), len(w))) if g[j] != w[j]), min(len(g), len(w)))
+        sys.exit(f"frame {i}: {len(g)} bytes, expected {len(w)}; first difference at byte {at}")
+if len(got) != len(want):
+    sys.exit(f"{len(got)} frames, expected {len(want)}")
+EOF
+}
+
+# Every key of expected.json must have the same value in the stats JSON.
+json_equal() {
+	python3 - "$1" "$2" <<'EOF'
+import json, sys
+got, want = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+bad = [f"{k}: {got.get(k)} expected {v}" for k, v in want.items() if k != 'reasons' and got.get(k) != v]
+bad += [f"reasons.{k}: {got.get('reasons', {}).get(k)} expected {v}" for k, v in want['reasons'].items()
+        if got.get('reasons', {}).get(k) != v]
+if bad:
+    sys.exit("; ".join(bad))
+EOF
+}
+
+failed=0
+passed=0
+
+# run NAME VECTOR_DIR EAL_ARGS -- APP_ARGS...: one replay through the DUT.
+run() {
+	local name=$1 v=$2 eal=$3; shift 3
+	local log=$tmp/pipeline.log got=$tmp/got.pcap stats=$tmp/stats.json tdlog=$tmp/tcpdump.log
+	local td pp rc=0 why=""
+	rm -f "$log" "$got" "$stats" "$tdlog"
+
+	ip netns exec "$R" tcpdump -i xr0 -n -s 0 -U --immediate-mode -w "$got" 2>"$tdlog" &
+	td=$!; pids+=("$td")
+	wait_for "$tdlog" "listening on" "$td" || { echo "xdp-e2e: tcpdump did not start" >&2; cat "$tdlog" >&2; exit 1; }
+
+	# shellcheck disable=SC2086
+	ip netns exec "$D" "$bin" $eal -- --iface xd0 --egress xd1 "$@" --idle-exit 1500 \
+		--stats-json "$stats" >"$log" 2>&1 &
+	pp=$!; pids+=("$pp")
+	if wait_for "$log" "xdp: .* mode on xd0" "$pp"; then
+		in_ns "$S" tcpreplay -q -i xs0 --pps "$pps" "$v/in.pcap" >"$tmp/tcpreplay.log" 2>&1 ||
+			why="tcpreplay failed: $(tail -1 "$tmp/tcpreplay.log")"
+	fi
+	wait "$pp" || rc=$?
+	sleep 0.3
+	kill -INT "$td" 2>/dev/null || true
+	wait "$td" 2>/dev/null || true
+	pids=()
+
+	if [ -z "$why" ] && [ "$rc" -ne 0 ]; then why="xio-pipeline exited $rc"; fi
+	if [ -z "$why" ] && ! grep -q "xdp: .* mode on xd0" "$log"; then why="did not run on XDP"; fi
+	if [ -z "$why" ]; then why=$(pcap_equal "$got" "$v/expected.pcap" 2>&1) || why="capture: $why"; fi
+	if [ -z "$why" ]; then why=$(json_equal "$stats" "$v/expected.json" 2>&1) || why="stats: $why"; fi
+	if [ -n "$why" ]; then
+		echo "FAIL $name: $why"
+		sed 's/^/    | /' "$log"
+		failed=$((failed + 1))
+		return 1
+	fi
+	echo "ok   $name: $(grep -o 'xdp: [0-9]* frame(s) finished in the kernel, [0-9]* through AF_XDP' "$log" | sed 's/^xdp: //')"
+	passed=$((passed + 1))
+	LAST_LOG=$log
+}
+
+setup
+echo "xdp-e2e: $S -> $D (xio-pipeline --driver xdp) -> $R, $pps frames/s"
+
+for mode in kernel afxdp; do
+	for v in "$vectors"/*/; do
+		v=${v%/}
+		args=$(bash "$here/../vector-args.sh" "$v")
+		# shellcheck disable=SC2086
+		run "$(basename "$v") $mode" "$v" "" --driver xdp --xdp-mode "$mode" $args || true
+	done
+done
+
+keep=$vectors/basic-keep
+# shellcheck disable=SC2046
+run "basic-keep kernel generic" "$keep" "" --driver xdp --xdp-mode kernel --xdp-attach generic \
+	$(bash "$here/../vector-args.sh" "$keep") || true
+
+# Automatic fallback: the EAL is given a PCI device that does not exist.
+# shellcheck disable=SC2046
+if run "basic-keep auto fallback" "$keep" "-a 0000:ff:1f.7 --no-shconf" \
+	$(bash "$here/../vector-args.sh" "$keep"); then
+	if grep -qi "falling back to XDP" "$LAST_LOG"; then
+		echo "ok   fallback logged: $(grep -i -m1 'falling back to XDP' "$LAST_LOG")"
+		passed=$((passed + 1))
+	else
+		echo "FAIL fallback: the log does not say it fell back to XDP"
+		sed 's/^/    | /' "$LAST_LOG"
+		failed=$((failed + 1))
+	fi
+fi
+
+echo "xdp-e2e: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
