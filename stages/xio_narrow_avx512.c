@@ -2,10 +2,11 @@
  * xio_narrow_avx512.c: AVX-512 (F, BW, VL) narrowing kernels (x86-64). 64
  * tokens a step: the OR of the block is tested against 0xFFFF0000 into a mask
  * register (vptestmd), then pairs of vectors are packed with vpackusdw and
- * put back in token order with vpermq. Steps of 16 tokens, the last one with
- * masked loads and stores, finish the buffer; there the test mask gives the
- * exact index of the first out-of-range token, so no scalar loop is needed.
- * Every block is loaded before its output is stored, so dst may equal src.
+ * put back in token order with vpermq. A step of 32 tokens, then steps of 16
+ * (the last one with masked loads and stores) finish the buffer; there the
+ * test mask gives the exact index of the first out-of-range token, so no
+ * scalar loop is needed. Every block is loaded before its output is stored,
+ * so dst may equal src.
  */
 #if defined(__x86_64__)
 
@@ -58,6 +59,14 @@ static size_t avx512_checked(uint8_t *dst, const uint8_t *src, size_t n)
 		ST(dst + 2 * i, pack32(&k, a, b));
 		ST(dst + 2 * i + 64, pack32(&k, c, d));
 	}
+	if (i + 32 <= n) {
+		__m512i a = LD(src + 4 * i), b = LD(src + 4 * i + 64);
+
+		if (!_mm512_test_epi32_mask(_mm512_or_si512(a, b), k.hi)) {
+			ST(dst + 2 * i, pack32(&k, a, b));
+			i += 32;
+		}
+	}
 	for (; i < n; i += 16) {
 		__mmask16 all = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1);
 		__m512i a = load_tail(src + 4 * i, all);
@@ -95,6 +104,14 @@ static size_t avx512_saturate(uint8_t *dst, const uint8_t *src, size_t n)
 		}
 		ST(dst + 2 * i, pack32(&k, a, b));
 		ST(dst + 2 * i + 64, pack32(&k, c, d));
+	}
+	if (i + 32 <= n) {
+		__m512i a = LD(src + 4 * i), b = LD(src + 4 * i + 64);
+
+		clamped += (size_t)__builtin_popcount((uint32_t)_mm512_test_epi32_mask(a, k.hi) |
+						      (uint32_t)_mm512_test_epi32_mask(b, k.hi) << 16);
+		ST(dst + 2 * i, pack32(&k, a, b));
+		i += 32;
 	}
 	/* max with 0, then unsigned saturation (vpmovusdw) clamps to 0..65535 */
 	for (; i < n; i += 16) {
