@@ -17,14 +17,15 @@ unpack_missing=()
 for p in "${unpack[@]}"; do
 	[ -e "$XIO_UNPACK_ROOT/.stamp-${p/:/_}" ] || unpack_missing+=("$p")
 done
+all_missing=("${missing[@]}" "${unpack_missing[@]}")
 if [ "${1:-}" = "--check" ]; then
-	[ ${#missing[@]} -eq 0 ] && [ ${#unpack_missing[@]} -eq 0 ] && exit 0
-	echo "missing packages: ${missing[*]} ${unpack_missing[*]}" >&2
+	[ ${#all_missing[@]} -eq 0 ] && exit 0
+	echo "missing packages: ${all_missing[*]}" >&2
 	exit 1
 fi
-[ ${#missing[@]} -eq 0 ] && [ ${#unpack_missing[@]} -eq 0 ] && { echo "all packages present"; exit 0; }
+[ ${#all_missing[@]} -eq 0 ] && { echo "all packages present"; exit 0; }
 if [ "$(id -u)" -ne 0 ]; then
-	echo "deps: installing ${missing[*]} ${unpack_missing[*]} needs root (run: sudo make deps)" >&2
+	echo "deps: installing ${all_missing[*]} needs root (run: sudo make deps)" >&2
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
