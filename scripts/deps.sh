@@ -38,7 +38,7 @@ fi
 apt-get update -q
 [ ${#missing[@]} -eq 0 ] || apt-get install -y -q --no-install-recommends "${missing[@]}"
 if [ ${#unpack_missing[@]} -gt 0 ]; then
-	tmp=$(mktemp -d) && chmod 755 "$tmp"
+	tmp=$(mktemp -d) && chmod 755 "$tmp" && { chown _apt "$tmp" 2>/dev/null || true; }
 	(cd "$tmp" && apt-get download -q "${unpack_missing[@]}")
 	mkdir -p "$XIO_UNPACK_ROOT"
 	for deb in "$tmp"/*.deb; do dpkg-deb -x "$deb" "$XIO_UNPACK_ROOT"; done
