@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_ring.h>
@@ -40,11 +39,13 @@ static void xio_rx_poll(struct xio_task *t)
 			t->stats.empty_polls++;
 			return;
 		}
-		__atomic_store_n(&q->last_rx_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
+		xio_queue_mark_rx(q);
 		t->stats.bursts++;
 		t->stats.packets += n;
 		h->head = 0;
 		h->n = n;
+	} else {
+		xio_queue_mark_rx(q);
 	}
 	xio_task_enqueue_held(t);
 }

@@ -3,7 +3,6 @@
  * worker lcore: receive a burst, process it in place, transmit it. What the
  * TX queue does not take is retried before the next receive.
  */
-#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 
@@ -26,13 +25,15 @@ static void xio_rtc_poll(struct xio_task *t)
 			t->stats.empty_polls++;
 			return;
 		}
-		__atomic_store_n(&q->last_rx_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
+		xio_queue_mark_rx(q);
 		t->stats.bursts++;
 		t->stats.packets += n;
 		h->head = 0;
 		h->n = xio_mbuf_process_burst(&q->mctx, h->pkts, n);
 		if (h->n == 0)
 			return;
+	} else {
+		xio_queue_mark_rx(q);
 	}
 	xio_task_tx_held(t);
 }

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_cycles.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
@@ -68,7 +69,7 @@ struct xio_queue {
 	uint16_t qid;
 	uint16_t burst;
 	struct xio_mbuf_ctx mctx;
-	uint64_t last_rx_tsc;            /* rx: last non-empty burst */
+	uint64_t last_rx_tsc;            /* rx: last burst, or last poll under backpressure */
 	struct rte_ring *rings[2];       /* pipeline mode: rx->work, work->tx */
 	unsigned ntasks;
 	struct xio_task tasks[3];
@@ -103,6 +104,13 @@ static inline bool xio_task_is_done(const struct xio_task *t)
 static inline void xio_task_finish(struct xio_task *t)
 {
 	__atomic_store_n(&t->done, true, __ATOMIC_RELEASE);
+}
+
+/* For --idle-exit: the queue received a burst, or could not poll RX because
+ * downstream is full (frames may be waiting: not idle). */
+static inline void xio_queue_mark_rx(struct xio_queue *q)
+{
+	__atomic_store_n(&q->last_rx_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
 }
 
 /* Puts task t on lcore id's poll list. */

@@ -29,6 +29,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
 EAL=(--no-huge --no-shconf --no-pci --lcores '0@0,1@1,2@0')
+IDLE=${XIO_IDLE_MS:-300}   # --idle-exit of the replays
 pass=0
 fail=0
 ok() { pass=$((pass + 1)); }
@@ -110,7 +111,7 @@ vector() {
 	# shellcheck disable=SC2086
 	if ! xp "$T/log" "${EAL[@]}" "${eal[@]}" \
 		--vdev "net_pcap0,rx_pcap=$dir/in.pcap,tx_pcap=$T/out.pcap" -- \
-		--mode "$mode" --idle-exit 300 --stats-json "$T/out.json" $args "${opts[@]}"; then
+		--mode "$mode" --idle-exit "$IDLE" --stats-json "$T/out.json" $args "${opts[@]}"; then
 		bad "$desc: exit status"; show "$T/log"; return
 	fi
 	ok
@@ -151,7 +152,7 @@ done
 b=$VECTORS/basic-keep
 if [ -d "$b" ]; then
 	xp "$T/log" "${EAL[@]}" --vdev "net_pcap0,rx_pcap=$b/in.pcap,tx_pcap=$T/o.pcap" -- \
-		--idle-exit 300 --mbuf-size 128 --stats-json "$T/lc.json" || bad "long chains run"
+		--idle-exit "$IDLE" --mbuf-size 128 --stats-json "$T/lc.json" || bad "long chains run"
 	json_expr "$T/lc.json" 'j["long_chains"] == 2 and j["mbuf_data_room"] == 128' "long chains taken"
 fi
 
@@ -169,7 +170,7 @@ EOF
 		rm -f "$T/q0.pcap" "$T/q1.pcap"
 		if xp "$T/log" --no-huge --no-shconf --no-pci --lcores '0@0,1@1,2@0,3@1' \
 			--vdev "net_pcap0,rx_pcap=$k1/in.pcap,rx_pcap=$k2/in.pcap,tx_pcap=$T/q0.pcap,tx_pcap=$T/q1.pcap" \
-			-- --rxq 2 --mode "$mode" --idle-exit 300 --stats-json "$T/q.json"; then
+			-- --rxq 2 --mode "$mode" --idle-exit "$IDLE" --stats-json "$T/q.json"; then
 			ok
 			pcap_check "$T/q0.pcap" "$k1/expected.pcap" "2 queues $mode: queue 0"
 			pcap_check "$T/q1.pcap" "$k2/expected.pcap" "2 queues $mode: queue 1"
@@ -181,7 +182,7 @@ EOF
 	# rtc needs one worker lcore per queue: a clear error otherwise.
 	if xp "$T/log" --no-huge --no-shconf --no-pci --lcores '0@0,1@1' \
 		--vdev "net_pcap0,rx_pcap=$k1/in.pcap,rx_pcap=$k2/in.pcap,tx_pcap=$T/q0.pcap,tx_pcap=$T/q1.pcap" \
-		-- --rxq 2 --idle-exit 300; then
+		-- --rxq 2 --idle-exit "$IDLE"; then
 		bad "rtc with 2 queues on 1 worker: exit 0"
 	elif grep -q "rtc mode needs 2 worker lcores" "$T/log"; then ok; else bad "rtc lcores message"; show "$T/log"; fi
 fi
@@ -192,7 +193,7 @@ if [ -d "$k1" ]; then
 		rm -f "$T/o.pcap"
 		if xp "$T/log" "${EAL[@]}" --vdev "net_pcap0,rx_pcap=$k1/in.pcap" \
 			--vdev "net_pcap1,tx_pcap=$T/o.pcap" -- --tx-port 1 --mode "$mode" \
-			--idle-exit 300 --stats-json "$T/o.json"; then
+			--idle-exit "$IDLE" --stats-json "$T/o.json"; then
 			ok
 			pcap_check "$T/o.pcap" "$k1/expected.pcap" "port 0 -> port 1 $mode"
 			json_check "$T/o.json" "$k1/expected.json" "port 0 -> port 1 $mode"
@@ -223,7 +224,7 @@ gen_case() {
 	for mode in rtc pipeline; do
 		rm -f "$T/gout.pcap"
 		if ! xp "$T/log" "${EAL[@]}" --vdev "net_pcap0,rx_pcap=$T/gen.pcap,tx_pcap=$T/gout.pcap" \
-			-- --mode "$mode" --idle-exit 300 --stats-json "$T/g.json" "${p[@]}"; then
+			-- --mode "$mode" --idle-exit "$IDLE" --stats-json "$T/g.json" "${p[@]}"; then
 			bad "$desc $mode: exit status"; show "$T/log"; continue
 		fi
 		"$VERIFY" --capture "$T/gout.pcap" --tokens "$T/tokens.i32" "${vport[@]}" >"$T/vlog" 2>&1
