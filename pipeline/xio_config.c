@@ -183,7 +183,7 @@ static int xio_parse_seconds(const char *opt, const char *s, double min, double 
 	if (*end != '\0' || errno == ERANGE || !isfinite(v))
 		return xio_opt_error(opt, "'%s' is not a number of seconds", s);
 	if (v < min || v > XIO_MAX_SECONDS)
-		return xio_opt_error(opt, "%s is out of range %g..%g", s, min, XIO_MAX_SECONDS);
+		return xio_opt_error(opt, "%s is out of range %g..%.0f", s, min, XIO_MAX_SECONDS);
 	*out = v;
 	return 0;
 }
@@ -276,7 +276,7 @@ static int xio_check_writable(const char *opt, const char *path)
 }
 
 /* Checks the options against each other once all are read. */
-static int xio_config_validate(const struct xio_config *cfg, bool iface_opts)
+static int xio_config_validate(const struct xio_config *cfg, const char *iface_opt)
 {
 	unsigned n;
 
@@ -284,8 +284,8 @@ static int xio_config_validate(const struct xio_config *cfg, bool iface_opts)
 		return xio_opt_error("driver", "xdp needs --iface IF");
 	if (cfg->driver == XIO_DRIVER_DPDK && cfg->iface != NULL)
 		return xio_opt_error("iface", "is for the XDP driver, not with --driver dpdk");
-	if (iface_opts && cfg->iface == NULL)
-		return xio_opt_error("iface", "--egress, --xdp-mode and --xdp-attach need --iface IF");
+	if (iface_opt != NULL && cfg->iface == NULL)
+		return xio_opt_error(iface_opt, "needs --iface IF (XDP driver)");
 	if (cfg->list_ports && cfg->driver == XIO_DRIVER_XDP)
 		return xio_opt_error("list-ports", "lists DPDK ports: not with --driver xdp");
 	if (cfg->stage_lcores[0] != '\0') {
@@ -425,7 +425,7 @@ static const char *xio_opt_name(int opt)
 
 int xio_config_parse(struct xio_config *cfg, int argc, char **argv)
 {
-	bool iface_opts = false;
+	const char *iface_opt = NULL;
 	int opt;
 
 	optind = 1;
@@ -447,7 +447,8 @@ int xio_config_parse(struct xio_config *cfg, int argc, char **argv)
 		}
 		if (xio_config_apply(cfg, opt, xio_opt_name(opt), optarg) < 0)
 			return -1;
-		iface_opts |= opt == OPT_EGRESS || opt == OPT_XDP_MODE || opt == OPT_XDP_ATTACH;
+		if (opt == OPT_EGRESS || opt == OPT_XDP_MODE || opt == OPT_XDP_ATTACH)
+			iface_opt = xio_opt_name(opt);
 	}
 	if (optind < argc) {
 		fprintf(stderr, "xio-pipeline: unexpected argument '%s' (see --help)\n",
@@ -456,5 +457,5 @@ int xio_config_parse(struct xio_config *cfg, int argc, char **argv)
 	}
 	if (!cfg->tx_port_set)
 		cfg->tx_port = cfg->rx_port;
-	return xio_config_validate(cfg, iface_opts);
+	return xio_config_validate(cfg, iface_opt);
 }
