@@ -14,7 +14,8 @@
 #  (c) xio-gen captures (jumbo + CRC, IPv6 + VLAN, faults, foreign traffic,
 #      reordering) through both modes, then xio-verify and exact counters;
 #  (d) SIGTERM under full load (infinite_rx): exit 0, the accounting holds,
-#      no mbuf leaked; --duration; --stats-interval lines;
+#      no mbuf leaked; a TX that never drains: the drain timeout frees and
+#      counts; --duration; --stats-interval lines;
 #  (e) --list-ports, a missing EAL, bad option values, a port that does not
 #      exist, and the build without DPDK: one clear line, non-zero exit.
 set -u
@@ -266,7 +267,7 @@ fi
 m=$VECTORS/mixed-keep
 if [ -d "$m" ]; then
 	for mode in rtc pipeline; do
-		"$XP" "${EAL[@]}" -m 256 --vdev "net_pcap0,rx_pcap=$m/in.pcap,infinite_rx=1" --vdev net_null0 \
+		timeout -k 5 60 "$XP" "${EAL[@]}" -m 256 --vdev "net_pcap0,rx_pcap=$m/in.pcap,infinite_rx=1" --vdev net_null0 \
 			-- --tx-port 1 --mode "$mode" --mbuf-size 9216 --stats-json "$T/term.json" >"$T/log" 2>&1 &
 		pid=$!
 		sleep 2
@@ -276,6 +277,21 @@ if [ -d "$m" ]; then
 		if [ "$rc" -eq 0 ]; then ok; else bad "SIGTERM $mode: exit $rc"; show "$T/log"; fi
 		json_expr "$T/term.json" 'j["rx_packets"] > 0 and j["rx_packets"] == j["tx_packets"] + j["dropped_packets"] and j["leaked_mbufs"] == 0 and j["tokens_saturated"] == 0' "SIGTERM $mode"
 		grep -q "stopping (signal)" "$T/log" && ok || { bad "SIGTERM $mode: no stop line"; show "$T/log"; }
+	done
+	# A TX that stops taking frames (net_ring0: a ring nobody reads): the
+	# drain gives up after its timeout, frees what is left and counts it
+	# dropped; the exit is still clean.
+	for mode in rtc pipeline; do
+		timeout -k 5 60 "$XP" "${EAL[@]}" -m 256 --vdev "net_pcap0,rx_pcap=$m/in.pcap,infinite_rx=1" --vdev net_ring0 \
+			-- --tx-port 1 --mode "$mode" --mbuf-size 9216 --stats-json "$T/stuck.json" >"$T/log" 2>&1 &
+		pid=$!
+		sleep 1
+		kill -TERM "$pid"
+		rc=0
+		wait "$pid" || rc=$?
+		if [ "$rc" -eq 0 ]; then ok; else bad "stuck TX $mode: exit $rc"; show "$T/log"; fi
+		grep -q "drain timed out" "$T/log" && ok || { bad "stuck TX $mode: no timeout line"; show "$T/log"; }
+		json_expr "$T/stuck.json" 'j["dropped_packets"] > 0 and j["dropped_packets"] == sum(s["abandoned"] for s in j["stages"]) and j["rx_packets"] == j["tx_packets"] + j["dropped_packets"]' "stuck TX $mode"
 	done
 	if xp "$T/log" "${EAL[@]}" -m 256 --vdev "net_pcap0,rx_pcap=$m/in.pcap,infinite_rx=1" --vdev net_null0 \
 		-- --tx-port 1 --mode pipeline --mbuf-size 9216 --duration 1.5 --stats-interval 0.5 --stats-json "$T/d.json"; then
