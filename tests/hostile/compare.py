@@ -8,8 +8,12 @@
 # file's own accounting: rx_packets == tx_packets + dropped_packets, reasons
 # adding up to rx_packets, and with --leaks a leaked_mbufs key that is 0.
 # Exit 0 when all agree, 1 with the first differences listed otherwise.
+# --cyclic is for a replay of WANT's input in a loop (net_pcap infinite_rx)
+# stopped at some point: GOT must be WANT's frames repeated and cut short,
+# as many as GOT.json's tx_packets, adding up to its bytes_out.
 #
 #   compare.py [--leaks] GOT.pcap WANT.pcap [GOT.json WANT.json]
+#   compare.py --cyclic GOT.pcap WANT.pcap GOT.json
 import json
 import struct
 import sys
@@ -95,7 +99,35 @@ def accounting(got, leaks):
     return problems
 
 
+def compare_cyclic(got_path, want_path, json_path):
+    got, want = read_pcap(got_path), read_pcap(want_path)
+    with open(json_path) as f:
+        stats = json.load(f)
+    problems = accounting(stats, True)
+    if not want:
+        return problems + [f'{want_path}: no frames']
+    if len(got) != stats.get('tx_packets'):
+        problems.append(f"{got_path}: {len(got)} frames, tx_packets {stats.get('tx_packets')}")
+    if sum(g[0] for g in got) != stats.get('bytes_out'):
+        problems.append(f"{got_path}: {sum(g[0] for g in got)} bytes, bytes_out {stats.get('bytes_out')}")
+    for i, g in enumerate(got):
+        w = want[i % len(want)]
+        if g[2] != w[2] or g[1] != w[1]:
+            problems.append(f'frame {i + 1}: differs from expected frame {i % len(want) + 1} '
+                            f'(length {g[0]} want {w[0]}, first differing byte {first_diff(g[2], w[2])})')
+            break
+    return problems
+
+
 def main(argv):
+    if len(argv) == 5 and argv[1] == '--cyclic':
+        try:
+            problems = compare_cyclic(argv[2], argv[3], argv[4])
+        except (OSError, ValueError, KeyError) as e:
+            problems = [str(e)]
+        for p in problems:
+            print(f'compare: {p}', file=sys.stderr)
+        return 1 if problems else 0
     leaks = len(argv) > 1 and argv[1] == '--leaks'
     if leaks:
         argv = argv[:1] + argv[2:]

@@ -14,14 +14,15 @@
 #                               small rings and odd bursts; the stats JSON
 #                               must also show no mbuf leaked
 #
-# FRAMES (default 5000) sets the frames per case. Work files: BUILD/hostile/.
+# FRAMES (default 5000) sets the frames per case. Work files: BUILD/hostile/
+# (HOSTILE_WORK overrides).
 set -euo pipefail
 
 what=${1:?usage: run.sh stage|dpdk BUILD [BINARY]}
 build=${2:?usage: run.sh stage|dpdk BUILD [BINARY]}
 bin=${3:-$build/xio-pipeline}
 here=$(cd "$(dirname "$0")" && pwd)
-work=$build/hostile/$what
+work=${HOSTILE_WORK:-$build/hostile/$what}
 frames=${FRAMES:-5000}
 mkdir -p "$work"
 
