@@ -1,6 +1,8 @@
 # tests/fuzz.mk: the libFuzzer target over the stage core (tests/fuzz/).
 #   make fuzz FUZZ_SECONDS=N   fuzz for N seconds (default 60)
 #   make fuzz-smoke            the same for FUZZ_SMOKE_SECONDS (30), in make test
+#   make fuzz-mutants          plants known bugs in copies of stages/ and checks
+#                              that the target catches each (MUTANT_SECONDS each)
 # The stage core is rebuilt with clang for coverage under ASan+UBSan into
 # build/fuzz/; the seeds are the frames of $(XIO_VECTORS)/*/in.pcap, written
 # to build/fuzz/seeds; what the fuzzer finds grows build/fuzz/corpus, and a
@@ -38,7 +40,7 @@ define fuzz_run
 	$(FUZZ_BIN) $(FUZZ_OPTS) -max_total_time=$(1) $(FUZZ_DIR)/corpus $(FUZZ_DIR)/seeds
 endef
 
-.PHONY: fuzz fuzz-smoke
+.PHONY: fuzz fuzz-smoke fuzz-mutants
 fuzz: SHELL := /bin/bash
 fuzz: $(FUZZ_BIN)
 	$(call fuzz_run,$(FUZZ_SECONDS))
@@ -46,5 +48,11 @@ fuzz: $(FUZZ_BIN)
 fuzz-smoke: SHELL := /bin/bash
 fuzz-smoke: $(FUZZ_BIN)
 	$(call fuzz_run,$(FUZZ_SMOKE_SECONDS))
+
+MUTANT_SECONDS ?= 60
+fuzz-mutants: $(FUZZ_BIN)
+	@rm -rf $(FUZZ_DIR)/seeds
+	python3 tests/fuzz/mkseeds.py $(FUZZ_VECTORS) $(FUZZ_DIR)/seeds
+	bash tests/fuzz/mutants.sh $(BUILD) $(FUZZ_DIR)/seeds $(MUTANT_SECONDS)
 
 TESTS += fuzz-smoke
