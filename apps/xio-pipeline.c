@@ -146,33 +146,43 @@ static int xio_run_dpdk(const struct xio_config *cfg, const struct xio_args *a,
 }
 #endif
 
-int main(int argc, char **argv)
+/* Reads the options, runs the driver they name, reports; the exit status. */
+static int xio_main(const struct xio_args *a)
 {
 	static struct xio_outcome o;
 	struct xio_config cfg;
-	struct xio_args a;
 	int rc;
 
-	if (xio_split_args(argc, argv, &a) < 0) {
-		fprintf(stderr, "xio-pipeline: out of memory\n");
-		return 1;
-	}
 	xio_config_default(&cfg);
-	rc = xio_config_parse(&cfg, a.app_argc, a.app_argv);
+	rc = xio_config_parse(&cfg, a->app_argc, a->app_argv);
 	if (rc != 0)
 		return rc > 0 ? 0 : 1;
 	xio_signals();
 	if (cfg.driver == XIO_DRIVER_XDP)
 		rc = xio_run_xdp(&cfg, &o);
 	else
-		rc = xio_run_dpdk(&cfg, &a, &o);
-	if (rc < 0 || cfg.list_ports)
-		return rc < 0 ? 1 : 0;
-	xio_stats_summary(stdout, &o.total, o.elapsed_s);
-	if (cfg.stats_json != NULL && xio_stats_save(cfg.stats_json, &o.total, o.elapsed_s,
-						     o.extra) < 0)
+		rc = xio_run_dpdk(&cfg, a, &o);
+	if (rc < 0)
 		return 1;
+	if (cfg.list_ports)
+		return 0;
+	xio_stats_summary(stdout, &o.total, o.elapsed_s);
+	if (cfg.stats_json != NULL &&
+	    xio_stats_save(cfg.stats_json, &o.total, o.elapsed_s, o.extra) < 0)
+		return 1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct xio_args a;
+	int rc = 1;
+
+	if (xio_split_args(argc, argv, &a) == 0)
+		rc = xio_main(&a);
+	else
+		fprintf(stderr, "xio-pipeline: out of memory\n");
 	free(a.eal_argv);
 	free(a.app_argv);
-	return 0;
+	return rc;
 }

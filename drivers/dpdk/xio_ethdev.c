@@ -239,6 +239,8 @@ void xio_ethdev_close(struct xio_port *p)
 	struct rte_flow_error err;
 	int rc;
 
+	if (!rte_eth_dev_is_valid_port(p->id))
+		return;
 	for (int i = 0; i < 2; i++)
 		if (p->flows[i] != NULL && rte_flow_destroy(p->id, p->flows[i], &err) != 0)
 			XIO_LOG(NOTICE, "port %u: cannot remove flow rule: %s", p->id,
