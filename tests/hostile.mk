@@ -3,7 +3,9 @@
 # that says what must come out, and the stage core replaying the capture
 # under ASan+UBSan, whole and in segments; make test runs it as "hostile".
 # "hostile-dpdk" replays the same captures through build/xio-pipeline in
-# both modes (tests/dpdk.mk's binary).
+# both modes (pipeline/pipeline.mk's binary); "hostile-xdp" runs hostile
+# captures through the XDP program with BPF_PROG_TEST_RUN (drivers/xdp's
+# xdp_unit, as root).
 
 HOSTILE_DIR := $(BUILD)/hostile
 HOSTILE_GEN := $(HOSTILE_DIR)/xio-hostile-gen
@@ -28,11 +30,14 @@ $(HOSTILE_REPLAY): tests/hostile/stage_replay.c pipeline/xio_counters.c drivers/
 	$(CC) $(filter-out -O2,$(CFLAGS)) $(ASAN_FLAGS) $(PCAP_CFLAGS) $(filter %.c,$^) -o $@ \
 		$(BUILD)/asan/libxio_stages.a $(PCAP_LIBS) $(ISAL_LIBS)
 
-.PHONY: hostile hostile-dpdk
+.PHONY: hostile hostile-dpdk hostile-xdp
 hostile: $(HOSTILE_TOOLS)
 	bash tests/hostile/run.sh stage $(BUILD)
 
 hostile-dpdk: $(HOSTILE_TOOLS) $(BUILD)/xio-pipeline
 	bash tests/hostile/run.sh dpdk $(BUILD)
 
-TESTS += hostile hostile-dpdk
+hostile-xdp: $(HOSTILE_TOOLS) $(BUILD)/xdp/xdp_unit
+	bash tests/hostile/run.sh xdp $(BUILD)
+
+TESTS += hostile hostile-dpdk hostile-xdp

@@ -6,9 +6,11 @@
  * it from one seed, so a capture is reproduced exactly by its seed.
  *
  *   xio-hostile-gen --out IN.pcap [--seed S] [--count N] [--udp-port P]
+ *                   [--min-len N]
  *
  * Every frame is at most 9022 bytes (a 9000-byte IP MTU behind two VLAN
- * tags), the spec's largest.
+ * tags), the spec's largest. --min-len pads shorter ones with random bytes,
+ * for paths that cannot carry runts (BPF_PROG_TEST_RUN wants 14 bytes).
  */
 #include <getopt.h>
 #include <pcap/pcap.h>
@@ -279,11 +281,13 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "udp-port", required_argument, NULL, 'p' },
+		{ "min-len", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct gen g;
 	const char *out = NULL;
 	unsigned long count = 5000;
+	uint32_t min_len = 0;
 	pcap_dumper_t *d;
 	pcap_t *dead;
 	int c;
@@ -296,12 +300,13 @@ int main(int argc, char **argv)
 		case 's': g.state = strtoull(optarg, NULL, 0); break;
 		case 'n': count = strtoul(optarg, NULL, 0); break;
 		case 'p': g.port = (uint16_t)strtoul(optarg, NULL, 0); break;
+		case 'm': min_len = (uint32_t)strtoul(optarg, NULL, 0); break;
 		default: out = NULL; optind = argc; break;
 		}
 	}
 	if (!out) {
-		fprintf(stderr, "usage: %s --out IN.pcap [--seed S] [--count N] [--udp-port P]\n",
-			argv[0]);
+		fprintf(stderr, "usage: %s --out IN.pcap [--seed S] [--count N] [--udp-port P]"
+			" [--min-len N]\n", argv[0]);
 		return 2;
 	}
 	dead = pcap_open_dead(DLT_EN10MB, 65535);
@@ -313,6 +318,12 @@ int main(int argc, char **argv)
 	for (unsigned long i = 0; i < count; i++) {
 		struct pcap_pkthdr h;
 		uint32_t wire, len = next_frame(&g, &wire);
+
+		if (len < min_len && min_len <= MAX_FRAME) {
+			fill_random(&g, g.buf + len, min_len - len);
+			len = min_len;
+			wire = wire > len ? wire : len;
+		}
 
 		h.ts.tv_sec = 1700000000 + (time_t)(i / 1000000);
 		h.ts.tv_usec = (suseconds_t)(i % 1000000);

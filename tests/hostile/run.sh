@@ -13,13 +13,19 @@
 #                               one-segment and chained mbufs (--mbuf-size),
 #                               small rings and odd bursts; the stats JSON
 #                               must also show no mbuf leaked
+#   run.sh xdp BUILD            the XDP program through BPF_PROG_TEST_RUN
+#                               (BUILD/xdp/xdp_unit, root), frames finished
+#                               in the kernel or handed to AF_XDP and the
+#                               stage core, 1000-frame captures of frames
+#                               of 14 bytes or more (the least a test run
+#                               takes) laid out as conformance vectors
 #
 # FRAMES (default 5000) sets the frames per case. Work files: BUILD/hostile/
 # (HOSTILE_WORK overrides).
 set -euo pipefail
 
-what=${1:?usage: run.sh stage|dpdk BUILD [BINARY]}
-build=${2:?usage: run.sh stage|dpdk BUILD [BINARY]}
+what=${1:?usage: run.sh stage|dpdk|xdp BUILD [BINARY]}
+build=${2:?usage: run.sh stage|dpdk|xdp BUILD [BINARY]}
 bin=${3:-$build/xio-pipeline}
 here=$(cd "$(dirname "$0")" && pwd)
 work=${HOSTILE_WORK:-$build/hostile/$what}
@@ -41,6 +47,25 @@ runs=(
 	"rtc-chained --mode rtc --mbuf-size 256"
 	"pipeline-chained --mode pipeline --mbuf-size 512 --ring-size 4 --burst 7"
 )
+
+# The XDP unit test reads vector folders named <set>[-port<P>]-<policy>.
+if [ "$what" = xdp ]; then
+	i=0
+	for c in "hostile-keep 7910 --overflow keep" "hostile-saturate 7910 --overflow saturate" \
+		"hostile-drop 7910 --overflow drop" "hostile-drop-invalid 7910 --overflow keep --drop-invalid" \
+		"hostile-port9999-saturate 9999 --overflow saturate"; do
+		read -r name port opts <<<"$c"
+		i=$((i + 1))
+		mkdir -p "$work/$name"
+		"$build/hostile/xio-hostile-gen" --seed $((3000 + i)) --count 1000 --min-len 14 \
+			--udp-port "$port" --out "$work/$name/in.pcap"
+		# shellcheck disable=SC2086
+		"$build/hostile/xio-ref-model" --in "$work/$name/in.pcap" --out "$work/$name/expected.pcap" \
+			--json "$work/$name/expected.json" --udp-port "$port" $opts
+	done
+	XIO_VECTORS=$work "$build/xdp/xdp_unit"
+	exit
+fi
 
 fail=0
 check() { # label got.pcap want.pcap got.json want.json repro [--leaks]
@@ -94,7 +119,7 @@ for c in "${cases[@]}"; do
 		done
 		;;
 	*)
-		echo "run.sh: unknown target '$what' (stage or dpdk)" >&2
+		echo "run.sh: unknown target '$what' (stage, dpdk or xdp)" >&2
 		exit 2
 		;;
 	esac
