@@ -95,6 +95,16 @@ while off < len(d):
 print(n)" "$1"
 }
 
+# wait_for LOG REGEX: until LOG has a line matching REGEX (30 s at most).
+wait_for() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 pcap_check() {
 	if "$CMP" "$1" "$2" >"$T/cmp" 2>&1; then ok; else bad "$3: output frames"; show "$T/cmp"; fi
 }
@@ -270,7 +280,8 @@ if [ -d "$m" ]; then
 		timeout -k 5 60 "$XP" "${EAL[@]}" -m 256 --vdev "net_pcap0,rx_pcap=$m/in.pcap,infinite_rx=1" --vdev net_null0 \
 			-- --tx-port 1 --mode "$mode" --mbuf-size 9216 --stats-json "$T/term.json" >"$T/log" 2>&1 &
 		pid=$!
-		sleep 2
+		wait_for "$T/log" '^XIO: forwarding:'
+		sleep 1
 		kill -TERM "$pid"
 		rc=0
 		wait "$pid" || rc=$?
@@ -285,7 +296,8 @@ if [ -d "$m" ]; then
 		timeout -k 5 60 "$XP" "${EAL[@]}" -m 256 --vdev "net_pcap0,rx_pcap=$m/in.pcap,infinite_rx=1" --vdev net_ring0 \
 			-- --tx-port 1 --mode "$mode" --mbuf-size 9216 --stats-json "$T/stuck.json" >"$T/log" 2>&1 &
 		pid=$!
-		sleep 1
+		wait_for "$T/log" '^XIO: forwarding:'
+		sleep 0.5
 		kill -TERM "$pid"
 		rc=0
 		wait "$pid" || rc=$?
