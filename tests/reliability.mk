@@ -4,8 +4,10 @@
 #                     and a clean non-zero exit (errors.sh); SIGTERM/SIGINT
 #                     under full load in both modes exit 0 with every frame
 #                     accounted for, flushed, and no mbuf leaked (shutdown.sh)
-#   reliability-asan  the end-to-end replays, hostile captures, shutdown and
-#                     errors once more under build/asan/xio-pipeline (asan.sh)
+#   dpdk-asan         the DPDK end-to-end tests (tests/dpdk.mk) once more,
+#                     under build/asan/xio-pipeline
+#   reliability-asan  hostile captures, shutdown and errors once more under
+#                     build/asan/xio-pipeline (asan.sh)
 
 .PHONY: reliability reliability-asan
 reliability: $(BUILD)/xio-pipeline $(HOSTILE_TOOLS)
@@ -15,4 +17,4 @@ reliability: $(BUILD)/xio-pipeline $(HOSTILE_TOOLS)
 reliability-asan: $(BUILD)/asan/xio-pipeline $(HOSTILE_TOOLS)
 	bash tests/reliability/asan.sh $(BUILD)
 
-TESTS += reliability reliability-asan
+TESTS += reliability dpdk-asan reliability-asan
