@@ -71,6 +71,7 @@ fail=0
 check() { # label got.pcap want.pcap got.json want.json repro [--leaks]
 	if python3 "$here/compare.py" ${7:-} "$2" "$3" "$4" "$5"; then
 		echo "hostile: $1: ok"
+		rm -f "$2" # outputs are kept only when they differ
 	else
 		echo "hostile: $1: FAILED (reproduce: $6)" >&2
 		fail=1
