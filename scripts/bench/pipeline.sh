@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# scripts/bench/pipeline.sh: xio-pipeline (rtc and pipeline modes) against
+# `dpdk-testpmd --forward-mode=io` on the same in-memory capture: net_pcap
+# with infinite_rx=1 replays the capture from memory, and with no tx_pcap the
+# PMD frees what is sent (a TX that discards cheaply). Two captures of
+# 364-token frames with the UDP checksum on: without and with CRC32C.
+# Each round runs every configuration once, in the same order (A B C A B C
+# ...), so slow phases of this shared VM spread over all of them; the report
+# takes the median of the rounds. One run's rate is the median of its 1 s
+# interval rates after the first (start-up) interval(s).
+# Writes $BENCH_DIR/pipeline-runs.csv; logs in $BENCH_DIR/logs/.
+# BENCH_ROUNDS (default 5), BENCH_SECONDS (default 5) per run.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. scripts/bench/lib.sh
+
+SECONDS_PER_RUN=${BENCH_SECONDS:-5}
+TESTPMD=${TESTPMD:-dpdk-testpmd}
+EAL=(--no-huge --no-shconf --no-pci)
+CSV=$BENCH_DIR/pipeline-runs.csv
+LOGS=$BENCH_DIR/logs
+
+command -v "$TESTPMD" >/dev/null ||
+	die "$TESTPMD not found (Debian package dpdk-dev: make deps)"
+[ -x "$XIO_PIPELINE" ] || die "$XIO_PIPELINE not built"
+[ "$(nproc)" -ge 2 ] || die "needs 2 CPUs (main lcore on CPU 0, forwarding lcore on CPU 1)"
+mkdir -p "$LOGS"
+bench_captures
+
+# median_after SKIP: median of the numbers on stdin after the first SKIP.
+median_after() {
+	tail -n +$(($1 + 1)) | sort -g | awk '{ v[NR] = $1 } END {
+		if (NR == 0) { print "nan"; exit }
+		printf "%.0f\n", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# testpmd CAP LOG: io forwarding on lcore 1 (CPU 1), main lcore on CPU 0.
+# Non-interactive with --stats-period: it prints the port stats every second
+# until SIGINT, then stops forwarding and prints the totals. Rate: Tx-pps.
+run_testpmd() {
+	local cap=$1 log=$2
+	timeout -s INT $((SECONDS_PER_RUN + 1)) "$TESTPMD" "${EAL[@]}" --lcores '0@0,1@1' \
+		--vdev "net_pcap0,rx_pcap=$cap,infinite_rx=1" -- \
+		--forward-mode=io --port-topology=loop --nb-cores=1 --stats-period 1 \
+		--total-num-mbufs=4096 </dev/null >"$log" 2>&1 || true
+	grep -q 'Forward statistics for port 0' "$log" ||
+		die "testpmd did not run (see $log): $(grep -m1 -i 'error\|fail' "$log" || tail -1 "$log")"
+	# samples: the first is 0 (no earlier reading), the second covers start-up
+	awk '/Tx-pps:/ { print $2 }' "$log" | median_after 2
+}
+
+# xio CAP MODE LOG JSON: rtc: forwarding on lcore 1 (CPU 1); pipeline: rx
+# and tx tasks on lcore 1 (CPU 1), the work task on lcore 2 (CPU 0, beside
+# the main lcore, which only sleeps and prints). Rate: "out ... Mpps".
+run_xio() {
+	local cap=$1 mode=$2 log=$3 json=$4 lcores='0@0,1@1'
+	[ "$mode" = pipeline ] && lcores='0@0,1@1,2@0'
+	rm -f "$json"
+	"$XIO_PIPELINE" "${EAL[@]}" --lcores "$lcores" \
+		--vdev "net_pcap0,rx_pcap=$cap,infinite_rx=1" -- \
+		--mode "$mode" --duration "$SECONDS_PER_RUN" --stats-interval 1 \
+		--stats-json "$json" </dev/null >"$log" 2>&1 ||
+		die "xio-pipeline --mode $mode failed (see $log): $(tail -1 "$log")"
+	sed -n 's/^xio: t=.*| out \([0-9.]*\) Mpps.*/\1/p' "$log" |
+		awk '{ printf "%.0f\n", $1 * 1e6 }' | median_after 1
+}
+
+# check JSON: every frame received was narrowed and sent, none dropped.
+check_xio() {
+	python3 - "$1" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+ok = (s["rx_packets"] > 0 and s["narrowed_packets"] == s["rx_packets"] ==
+      s["tx_packets"] and s["dropped_packets"] == 0 and s.get("leaked_mbufs", 0) == 0)
+print("ok" if ok else "rx=%d tx=%d narrowed=%d dropped=%d" % (
+    s["rx_packets"], s["tx_packets"], s["narrowed_packets"], s["dropped_packets"]))
+PY
+}
+
+echo "round,capture,program,mode,pps,check" >"$CSV"
+t0=$(now)
+for r in $(seq 1 "$BENCH_ROUNDS"); do
+	for c in nocrc crc; do
+		cap=$BENCH_DIR/cap-$c.pcap
+		pps=$(run_testpmd "$cap" "$LOGS/testpmd-$c-$r.log")
+		echo "$r,$c,testpmd,io,$pps,ok" >>"$CSV"
+		log "round $r/$BENCH_ROUNDS $c: testpmd io $(awk -v p="$pps" 'BEGIN { printf "%.3f", p / 1e6 }') Mpps"
+		for m in rtc pipeline; do
+			json=$LOGS/xio-$m-$c-$r.json
+			pps=$(run_xio "$cap" "$m" "$LOGS/xio-$m-$c-$r.log" "$json")
+			chk=$(check_xio "$json")
+			echo "$r,$c,xio-pipeline,$m,$pps,$chk" >>"$CSV"
+			log "round $r/$BENCH_ROUNDS $c: xio-pipeline $m $(awk -v p="$pps" 'BEGIN { printf "%.3f", p / 1e6 }') Mpps ($chk)"
+		done
+	done
+done
+log "pipeline: $BENCH_ROUNDS rounds in $(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }') s -> $CSV"

@@ -1,0 +1,42 @@
+# tests/perf.mk: `make bench` beyond the kernel benchmark (tests/bench_kernels.mk,
+# which sorts before this file, so its bench-kernels runs first):
+#   bench-pipeline  xio-pipeline (rtc, pipeline; with and without CRC) against
+#                   dpdk-testpmd io forwarding on the same in-memory capture
+#   bench-xdp       xio-pipeline's XDP kernel and afxdp modes against the
+#                   xdp-bench pass/redirect baselines on veth (root)
+#   bench-report    docs/perf.md and docs/perf.png from the three CSVs
+# Scripts in scripts/bench/; raw figures and logs in build/bench/. Never part
+# of make test: nothing here passes or fails on a timing.
+
+BENCH_XDP_TOOL := $(BUILD)/bench/xio-bench-xdp
+BENCH_XDP_BPF_CFLAGS := -O2 -g -target bpf -ffreestanding -Wall \
+	-I/usr/include/$(shell $(CC) -dumpmachine) -Itests/bench
+BENCH_LIBBPF_CFLAGS := $(shell $(PKGCONF) --cflags libbpf 2>/dev/null)
+BENCH_LIBBPF_LIBS   := $(shell $(PKGCONF) --libs libbpf 2>/dev/null || echo -lbpf)
+
+$(BUILD)/bench/xio_bench_xdp.bpf.o: tests/bench/xio_bench_xdp.bpf.c tests/bench/xio_bench_xdp.h
+	@mkdir -p $(@D)
+	$(CLANG) $(BENCH_XDP_BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/bench/xio_bench_xdp.skel.h: $(BUILD)/bench/xio_bench_xdp.bpf.o
+	bpftool gen skeleton $< name xio_bench_xdp_bpf > $@.tmp && mv $@.tmp $@
+
+$(BENCH_XDP_TOOL): tests/bench/xio_bench_xdp.c tests/bench/xio_bench_xdp.h drivers/xio_pcap.c \
+		drivers/xio_pcap.h $(BUILD)/bench/xio_bench_xdp.skel.h
+	$(CC) $(CFLAGS) -Itests/bench -I$(BUILD)/bench $(BENCH_LIBBPF_CFLAGS) $(PCAP_CFLAGS) $(LDFLAGS) \
+		-o $@ $(filter %.c,$^) $(BENCH_LIBBPF_LIBS) $(PCAP_LIBS)
+
+.PHONY: bench-pipeline bench-xdp bench-report
+bench-pipeline: $(BUILD)/xio-pipeline $(BUILD)/xio-gen
+	BUILD=$(BUILD) bash scripts/bench/pipeline.sh
+
+bench-xdp: $(BUILD)/xio-pipeline $(BUILD)/xio-gen $(BENCH_XDP_TOOL)
+	BUILD=$(BUILD) bash scripts/bench/xdp.sh
+
+bench-report:
+	@[ -f $(BENCH_KERNELS_CSV) ] || $(MAKE) --no-print-directory bench-kernels
+	BUILD=$(BUILD) python3 scripts/bench/report.py --kernels $(BENCH_KERNELS_CSV) \
+		--pipeline $(BUILD)/bench/pipeline-runs.csv --xdp $(BUILD)/bench/xdp-runs.csv \
+		--md docs/perf.md --png docs/perf.png
+
+BENCHES += bench-pipeline bench-xdp bench-report
