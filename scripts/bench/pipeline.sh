@@ -40,7 +40,7 @@ median_after() {
 # until SIGINT, then stops forwarding and prints the totals. Rate: Tx-pps.
 run_testpmd() {
 	local cap=$1 log=$2
-	timeout -s INT $((SECONDS_PER_RUN + 1)) "$TESTPMD" "${EAL[@]}" --lcores '0@0,1@1' \
+	timeout -s INT $((SECONDS_PER_RUN + 2)) "$TESTPMD" "${EAL[@]}" --lcores '0@0,1@1' \
 		--vdev "net_pcap0,rx_pcap=$cap,infinite_rx=1" -- \
 		--forward-mode=io --port-topology=loop --nb-cores=1 --stats-period 1 \
 		--total-num-mbufs=4096 </dev/null >"$log" 2>&1 || true
@@ -95,4 +95,6 @@ for r in $(seq 1 "$BENCH_ROUNDS"); do
 		done
 	done
 done
-log "pipeline: $BENCH_ROUNDS rounds in $(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }') s -> $CSV"
+el=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }')
+echo "# elapsed_s=$el" >>"$CSV"
+log "pipeline: $BENCH_ROUNDS rounds in $el s -> $CSV"

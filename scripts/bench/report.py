@@ -108,6 +108,16 @@ def med(xs):
     return statistics.median(xs) if xs else None
 
 
+def paired(num, den):
+    """Per-round ratios num[r] / den[r] over the rounds both have: (median, min, max)."""
+    rs = [num[r] / den[r] for r in num if r in den and den[r]]
+    return (statistics.median(rs), min(rs), max(rs)) if rs else (None, None, None)
+
+
+def fratio(t):
+    return "n/a" if t[0] is None else "%s (%s-%s)" % (fnum(t[0], 2), fnum(t[1], 2), fnum(t[2], 2))
+
+
 def ratio(a, b):
     return a / b if a is not None and b else None
 
@@ -177,8 +187,10 @@ def pipeline_section(rows, out, plot_dir):
         out.append("No pipeline figures: `make bench-pipeline` did not write its CSV.\n")
         return {}
     rounds = sorted({int(r["round"]) for r in rows})
-    get = lambda cap, prog, mode: [float(r["pps"]) for r in rows if r["capture"] == cap and
-                                   r["program"] == prog and r["mode"] == mode]
+    byr = lambda cap, prog, mode: {int(r["round"]): float(r["pps"]) for r in rows
+                                   if r["capture"] == cap and r["program"] == prog and
+                                   r["mode"] == mode}
+    get = lambda cap, prog, mode: list(byr(cap, prog, mode).values())
     checks = [r for r in rows if r["check"] != "ok"]
     out.append("Both programs run on DPDK's `net_pcap` PMD replaying the capture from memory "
                "(`infinite_rx=1`; with no `tx_pcap` the PMD frees what is sent), EAL "
@@ -193,9 +205,9 @@ def pipeline_section(rows, out, plot_dir):
                "checksum on. %d rounds, each running every configuration once in turn; "
                "a run lasts 5 s and its rate is the median of its 1 s interval rates after "
                "start-up; the table gives the median over the rounds (min-max in "
-               "brackets). Ratio: xio-pipeline's median / testpmd's median on the same "
-               "capture.\n" % len(rounds))
-    out.append("| capture | program | Mpps (min-max) | Gbit/s in | ratio to testpmd |")
+               "brackets). Ratio: xio-pipeline's rate / testpmd's rate on the same capture "
+               "in the same round, median (min-max) over the rounds.\n" % len(rounds))
+    out.append("| capture | program | Mpps (min-max) | Gbit/s in | ratio to testpmd (min-max) |")
     out.append("|---|---|---:|---:|---:|")
     res = {}
     for cap in ("nocrc", "crc"):
@@ -208,12 +220,13 @@ def pipeline_section(rows, out, plot_dir):
         for mode in ("rtc", "pipeline"):
             v = get(cap, "xio-pipeline", mode)
             m = med(v)
-            res[(cap, mode)] = (m, base, ratio(m, base))
+            pr = paired(byr(cap, "xio-pipeline", mode), byr(cap, "testpmd", "io"))
+            res[(cap, mode)] = (m, base, pr[0], pr)
             if v:
-                out.append("| %s | xio-pipeline %s | %s (%s-%s) | %s | **%s** |" % (
+                out.append("| %s | xio-pipeline %s | %s (%s-%s) | %s | **%s** (%s-%s) |" % (
                     CAP_NAME[cap], mode, fnum(m / 1e6), fnum(min(v) / 1e6),
                     fnum(max(v) / 1e6), fnum(m * FRAME_BYTES * 8 / 1e9, 1),
-                    fnum(ratio(m, base), 2)))
+                    fnum(pr[0], 2), fnum(pr[1], 2), fnum(pr[2], 2)))
     out.append("")
     if checks:
         out.append("Runs whose stats JSON did not show every frame narrowed and sent: " +
@@ -248,8 +261,9 @@ def xdp_section(path, out, plot_dir):
         out.append("No XDP figures: `make bench-xdp` wrote no run.\n")
         return {}
     rounds = sorted({int(r["round"]) for r in rows})
-    col = lambda cfg, k: [float(r[k]) for r in rows if r["config"] == cfg and
-                          not r["check"].startswith("failed")]
+    byr = lambda cfg, k: {int(r["round"]): float(r[k]) for r in rows if r["config"] == cfg
+                          and not r["check"].startswith("failed")}
+    col = lambda cfg, k: list(byr(cfg, k).values())
     failed = [r for r in rows if r["check"] != "ok"]
     out.append("Three network namespaces: sender `xs0` -veth-> `xd0` [device under test] "
                "`xd1` -veth-> `xr0` receiver, MTU 9000. The sender (CPU 1) replays the "
@@ -267,31 +281,39 @@ def xdp_section(path, out, plot_dir):
                "run (count, look at the Ethernet header; redirect also swaps the MACs and "
                "calls `bpf_redirect` to xd1), loaded by `xio-bench-xdp`, because:\n")
     for n in notes:
-        out.append("> %s\n" % n)
-    out.append("%d rounds, every configuration once per round; medians over the rounds "
-               "(min-max in brackets). Ratios: forwarded rate against redirect's forwarded "
-               "rate, and against pass's processed rate (pass hands frames to the "
-               "stack, which drops them: no forwarding at all).\n" % len(rounds))
+        if not n.startswith("elapsed_s="):
+            out.append("> %s\n" % n)
+    out.append("%d rounds, every configuration once per round; rates are medians over the "
+               "rounds (min-max in brackets). Ratios: the forwarded rate against redirect's "
+               "forwarded rate and against pass's processed rate in the same round, median "
+               "(min-max) over the rounds. pass hands every frame to the kernel stack, "
+               "which builds an skb and drops it (no address, no socket): slower than "
+               "redirect, and no forwarding at all. In afxdp mode every XIO frame is "
+               "copied into the AF_XDP socket's ring; what the worker does not keep up "
+               "with is lost there when the ring is full (processed minus forwarded; "
+               "xio-pipeline logs their number as an error at exit).\n" % len(rounds))
     out.append("| configuration | processed Mpps | forwarded Mpps (min-max) | ratio to redirect | ratio to pass |")
     out.append("|---|---:|---:|---:|---:|")
     names = {"pass": "xdp-bench pass (baseline)", "redirect": "xdp-bench redirect (baseline)",
              "xio-kernel": "xio-pipeline kernel mode", "xio-afxdp": "xio-pipeline afxdp mode"}
     res = {}
-    red = med(col("redirect", "forwarded_pps"))
-    pas = med(col("pass", "processed_pps"))
+    red = byr("redirect", "forwarded_pps")
+    pas = byr("pass", "processed_pps")
     for cfg in XDP_CONFIGS:
         p, fw = col(cfg, "processed_pps"), col(cfg, "forwarded_pps")
         if not p:
             out.append("| %s | n/a | n/a | n/a | n/a |" % names[cfg])
             continue
         mp, mf = med(p), med(fw)
-        res[cfg] = (mp, mf, ratio(mf, red), ratio(mf if cfg != "pass" else mp, pas))
+        fwd = byr(cfg, "forwarded_pps" if cfg != "pass" else "processed_pps")
+        vr, vp = paired(fwd, red), paired(fwd, pas)
+        res[cfg] = (mp, mf, vr[0], vp[0])
+        bold = (lambda t: "**%s**" % t) if cfg.startswith("xio") else (lambda t: t)
         out.append("| %s | %s | %s | %s | %s |" % (
             names[cfg], fnum(mp / 1e6),
             "-" if cfg == "pass" else "%s (%s-%s)" % (fnum(mf / 1e6), fnum(min(fw) / 1e6),
                                                      fnum(max(fw) / 1e6)),
-            "-" if cfg == "pass" else ("**%s**" if cfg.startswith("xio") else "%s") % fnum(res[cfg][2], 2),
-            ("**%s**" if cfg.startswith("xio") else "%s") % fnum(res[cfg][3], 2)))
+            "-" if cfg == "pass" else bold(fratio(vr)), bold(fratio(vp))))
     out.append("")
     if failed:
         out.append("Runs not counted or not clean: " + "; ".join(
@@ -403,9 +425,10 @@ def main():
         r = pres.get(key)
         if r:
             out.append("| xio-pipeline %s / testpmd io | %s | |" % (label, fnum(r[2], 2)))
-    for f, (lo, hi, ok, n) in ksum.items():
-        out.append("| %s narrowing (%s) / memcpy, 64 B..9000 B | %s..%s (>= 1 at %d of %d sizes) | >= 1 |" % (
-            f.split()[0], f.split()[1], fnum(lo, 2), fnum(hi, 2), ok, n))
+    for i, (f, (lo, hi, ok, n)) in enumerate(ksum.items()):
+        out.append("| %s narrowing (%s)%s / memcpy, 64 B..9000 B | %s..%s (>= 1 at %d of %d sizes) | %s |" % (
+            f.split()[0], f.split()[1], ", the kernel picked at run time" if i == 0 else "",
+            fnum(lo, 2), fnum(hi, 2), ok, n, ">= 1" if i == 0 else ""))
     for cfg in ("xio-kernel", "xio-afxdp"):
         r = xres.get(cfg)
         if r:
@@ -413,7 +436,11 @@ def main():
                 cfg[4:], fnum(r[2], 2), fnum(r[3], 2)))
     out.append("")
     out += body
+    el = lambda path: next((c.split("=", 1)[1] for c in comments(path) if c.startswith("elapsed_s=")), None)
+    took = ", ".join("%s %s s" % (n, t) for n, t in (("pipeline", el(a.pipeline)), ("XDP", el(a.xdp))) if t)
     out += ["## How to read and rerun", "",
+            "- This run's measuring time: %s (plus about 20 s of kernel benchmark and the "
+            "build)." % (took or "not recorded"),
             "- `make bench` runs `bench-kernels`, `bench-pipeline`, `bench-xdp` (root: "
             "namespaces and XDP; skipped with a note otherwise) and `bench-report`, which "
             "rewrites this file and perf.png. Raw per-run figures: "

@@ -191,4 +191,6 @@ for r in $(seq 1 "$ROUNDS"); do
 	run_xio afxdp "$r"
 	log "xdp: round $r/$ROUNDS: $(awk -F, -v r="$r" '$1 == r { printf "%s %.3f/%.3f Mpps  ", $2, $4 / 1e6, $5 / 1e6 }' "$CSV")(processed/forwarded)"
 done
-log "xdp: $ROUNDS rounds in $(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }') s -> $CSV"
+el=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }')
+echo "# elapsed_s=$el" >>"$CSV"
+log "xdp: $ROUNDS rounds in $el s -> $CSV"
