@@ -265,21 +265,21 @@ def xdp_section(path, out, plot_dir):
                           and not r["check"].startswith("failed")}
     col = lambda cfg, k: list(byr(cfg, k).values())
     failed = [r for r in rows if r["check"] != "ok"]
-    out.append("Three network namespaces: sender `xs0` -veth-> `xd0` [device under test] "
-               "`xd1` -veth-> `xr0` receiver, MTU 9000. The sender (CPU 1) replays the "
+    out.append("Three network namespaces: sender `bxs0` -veth-> `bxd0` [device under test] "
+               "`bxd1` -veth-> `bxr0` receiver, MTU 9000. The sender (CPU 1) replays the "
                "364-token capture (no CRC) as fast as the kernel takes it: "
                "`build/bench/xio-bench-xdp send`, BPF_PROG_RUN in live-frame mode, which "
                "rewrites each frame from the capture before it goes out (the device under "
-               "test narrows the pages in place). The device under test has CPU 0: xd0's "
+               "test narrows the pages in place). The device under test has CPU 0: bxd0's "
                "NAPI runs threaded, pinned there, and so does the DUT process "
                "(xio-pipeline's AF_XDP worker pins itself to CPU 0). The receiver drops "
                "every frame in XDP. Rates come from the veths' counters, read the same way "
                "for every configuration over a 3 s window after a 1 s warm-up: "
-               "*processed* is what the DUT's XDP program took from xd0, *forwarded* what "
+               "*processed* is what the DUT's XDP program took from bxd0, *forwarded* what "
                "reached the receiver; what the sender offers beyond that is dropped by "
                "veth. Baselines: the programs `xdp-bench pass` and `xdp-bench redirect` "
                "run (count, look at the Ethernet header; redirect also swaps the MACs and "
-               "calls `bpf_redirect` to xd1), loaded by `xio-bench-xdp`, because:\n")
+               "calls `bpf_redirect` to bxd1), loaded by `xio-bench-xdp`, because:\n")
     for n in notes:
         if not n.startswith("elapsed_s="):
             out.append("> %s\n" % n)

@@ -3,17 +3,17 @@
 # scripts/bench/xdp.sh: xio-pipeline on the XDP driver (kernel and afxdp
 # modes) against the `xdp-bench pass` and `xdp-bench redirect` baselines,
 # between three network namespaces made here:
-#   sender xs0 --veth--> xd0 [device under test] xd1 --veth--> xr0 receiver
+#   sender bxs0 --veth--> bxd0 [device under test] bxd1 --veth--> bxr0 receiver
 # The sender (CPU 1) replays the 364-token capture as fast as the kernel
 # takes it (build/bench/xio-bench-xdp send: BPF_PROG_RUN live frames); the
-# device under test gets CPU 0: xd0's NAPI runs threaded, pinned there, and
+# device under test gets CPU 0: bxd0's NAPI runs threaded, pinned there, and
 # the DUT process too (xio-pipeline's AF_XDP worker pins itself to CPU 0, the
 # first CPU of the interface's node). The receiver drops every frame at XDP.
 # Rates come from the veths' own counters, the same for every DUT, over a
 # steady window (after a warm-up second): processed = frames the DUT's XDP
-# program took from xd0 (rx_packets of xd0), forwarded = frames that reached
-# the receiver (rx_packets of xr0). What the sender offers beyond that is
-# dropped by veth at xd0's ring.
+# program took from bxd0 (rx_packets of bxd0), forwarded = frames that reached
+# the receiver (rx_packets of bxr0). What the sender offers beyond that is
+# dropped by veth at bxd0's ring.
 # The baselines are xio-bench-xdp's pass/redirect programs, what xdp-bench
 # runs: Debian's xdp-tools 1.3.1 xdp-bench itself does not load on kernels
 # that dropped the xdp_redirect_map_err tracepoint (it is tried first).
@@ -66,24 +66,24 @@ setup() {
 		in_ns "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 		in_ns "$ns" ip link set lo up
 	done
-	ip link add xs0 netns "$S" type veth peer name xd0 netns "$D"
-	ip link add xd1 netns "$D" type veth peer name xr0 netns "$R"
-	for l in "$S xs0" "$D xd0" "$D xd1" "$R xr0"; do
+	ip link add bxs0 netns "$S" type veth peer name bxd0 netns "$D"
+	ip link add bxd1 netns "$D" type veth peer name bxr0 netns "$R"
+	for l in "$S bxs0" "$D bxd0" "$D bxd1" "$R bxr0"; do
 		set -- $l
 		in_ns "$1" ip link set "$2" mtu 9000 up
 	done
-	# GRO keeps a NAPI instance on xd0 and xr0 whatever XDP program is
-	# attached (XDP_REDIRECT into a veth needs one at the peer); xd0's runs
+	# GRO keeps a NAPI instance on bxd0 and bxr0 whatever XDP program is
+	# attached (XDP_REDIRECT into a veth needs one at the peer); bxd0's runs
 	# in its own thread so it can be pinned to the DUT's CPU
-	in_ns "$D" ethtool -K xd0 gro on >/dev/null
-	in_ns "$R" ethtool -K xr0 gro on >/dev/null
-	in_ns "$D" sh -c 'echo 1 > /sys/class/net/xd0/threaded' ||
-		skip "cannot make xd0's NAPI threaded"
+	in_ns "$D" ethtool -K bxd0 gro on >/dev/null
+	in_ns "$R" ethtool -K bxr0 gro on >/dev/null
+	in_ns "$D" sh -c 'echo 1 > /sys/class/net/bxd0/threaded' ||
+		skip "cannot make bxd0's NAPI threaded"
 }
 
 pin_napi() {
 	local t
-	for t in $(pgrep '^napi/xd0-'); do taskset -pc 0 "$t" >/dev/null; done
+	for t in $(pgrep '^napi/bxd0-'); do taskset -pc 0 "$t" >/dev/null; done
 }
 
 # wait_for FILE PATTERN PID: until FILE shows PATTERN (or PID died).
@@ -101,13 +101,13 @@ wait_for() {
 # counters are read around the window. Appends a CSV row.
 measure() {
 	local cfg=$1 r=$2 snd=$LOGS/xdp-send-$1-$2.log sp t0 t1 p0 p1 f0 f1
-	ip netns exec "$S" taskset -c 1 "$TOOL" send xs0 "$BENCH_DIR/cap-nocrc.pcap" \
+	ip netns exec "$S" taskset -c 1 "$TOOL" send bxs0 "$BENCH_DIR/cap-nocrc.pcap" \
 		--duration $((WINDOW + 2)) >"$snd" 2>&1 &
 	sp=$!
 	sleep 1
-	p0=$(stat_of "$D" xd0 rx_packets) f0=$(stat_of "$R" xr0 rx_packets) t0=$(now)
+	p0=$(stat_of "$D" bxd0 rx_packets) f0=$(stat_of "$R" bxr0 rx_packets) t0=$(now)
 	sleep "$WINDOW"
-	p1=$(stat_of "$D" xd0 rx_packets) f1=$(stat_of "$R" xr0 rx_packets) t1=$(now)
+	p1=$(stat_of "$D" bxd0 rx_packets) f1=$(stat_of "$R" bxr0 rx_packets) t1=$(now)
 	wait "$sp" || die "sender failed (see $snd): $(tail -1 "$snd")"
 	awk -v c="$cfg" -v r="$r" -v p=$((p1 - p0)) -v f=$((f1 - f0)) -v a="$t0" -v b="$t1" \
 		-v o="$(sed -n 's/.*(\([0-9.]*\) Mpps offered).*/\1/p' "$snd")" \
@@ -116,8 +116,8 @@ measure() {
 
 # run_baseline pass|redirect ROUND
 run_baseline() {
-	local what=$1 r=$2 log=$LOGS/xdp-$1-$2.log p args=(xd0)
-	[ "$what" = redirect ] && args=(xd0 xd1)
+	local what=$1 r=$2 log=$LOGS/xdp-$1-$2.log p args=(bxd0)
+	[ "$what" = redirect ] && args=(bxd0 bxd1)
 	ip netns exec "$D" taskset -c 0 "$TOOL" "$what" "${args[@]}" >"$log" 2>&1 &
 	p=$!
 	pids+=("$p")
@@ -134,11 +134,11 @@ run_baseline() {
 run_xio() {
 	local mode=$1 r=$2 log=$LOGS/xdp-xio-$1-$2.log json=$LOGS/xdp-xio-$1-$2.json p chk
 	rm -f "$json"
-	ip netns exec "$D" taskset -c 0 "$XIO_PIPELINE" -- --driver xdp --iface xd0 --egress xd1 \
+	ip netns exec "$D" taskset -c 0 "$XIO_PIPELINE" -- --driver xdp --iface bxd0 --egress bxd1 \
 		--xdp-mode "$mode" --stats-json "$json" >"$log" 2>&1 &
 	p=$!
 	pids+=("$p")
-	if ! wait_for "$log" "xdp: .* mode on xd0" "$p"; then
+	if ! wait_for "$log" "xdp: .* mode on bxd0" "$p"; then
 		wait "$p" 2>/dev/null || true
 		echo "$r,xio-$mode,0,0,0,failed: $(tail -1 "$log" | tr ',' ';')" >>"$CSV"
 		log "xdp: xio-pipeline --xdp-mode $mode did not start (see $log)"
@@ -167,7 +167,7 @@ xdp_bench_note() {
 	local out
 	if ! command -v xdp-bench >/dev/null; then
 		echo "xdp-bench not installed"
-	elif out=$(in_ns "$D" timeout 2 xdp-bench pass xd0 2>&1); [ $? -eq 124 ]; then
+	elif out=$(in_ns "$D" timeout 2 xdp-bench pass bxd0 2>&1); [ $? -eq 124 ]; then
 		echo "xdp-bench runs here"
 	else
 		echo "xdp-bench $(dpkg-query -W -f='${Version}' xdp-tools 2>/dev/null) does not load here: $(echo "$out" | grep -m1 "BTF type ID" | sed 's/^ *libbpf: //' | tr ',' ';')"
@@ -179,7 +179,7 @@ note=$(xdp_bench_note)
 log "xdp: $note"
 echo "round,config,offered_pps,processed_pps,forwarded_pps,check" >"$CSV"
 echo "# $note" >>"$CSV"
-ip netns exec "$R" "$TOOL" drop xr0 >"$LOGS/xdp-receiver.log" 2>&1 &
+ip netns exec "$R" "$TOOL" drop bxr0 >"$LOGS/xdp-receiver.log" 2>&1 &
 pids+=($!)
 wait_for "$LOGS/xdp-receiver.log" "attached" "${pids[-1]}" || die "receiver did not attach"
 
