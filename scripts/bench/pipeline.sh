@@ -95,6 +95,22 @@ for r in $(seq 1 "$BENCH_ROUNDS"); do
 		done
 	done
 done
+# Where rtc spends its time: perf's software clock (no hardware counters
+# needed), one more run. Skipped when perf is missing or not allowed.
+rm -f "$BENCH_DIR/profile-rtc.txt"
+if command -v perf >/dev/null &&
+	perf record -q -e cpu-clock -F 999 -o "$BENCH_DIR/perf-rtc.data" -- "$XIO_PIPELINE" \
+		"${EAL[@]}" --lcores '0@0,1@1' \
+		--vdev "net_pcap0,rx_pcap=$BENCH_DIR/cap-nocrc.pcap,infinite_rx=1" -- \
+		--duration 3 >"$LOGS/xio-rtc-perf.log" 2>&1; then
+	perf report -i "$BENCH_DIR/perf-rtc.data" --no-children --sort dso,symbol --stdio \
+		-g none --percent-limit 0.3 2>/dev/null | grep '%' >"$BENCH_DIR/profile-rtc.txt" || true
+	rm -f "$BENCH_DIR/perf-rtc.data"
+	log "profile of rtc (no CRC): $BENCH_DIR/profile-rtc.txt"
+else
+	log "no profile (perf missing or refused; see $LOGS/xio-rtc-perf.log)"
+fi
+
 el=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }')
 echo "# elapsed_s=$el" >>"$CSV"
 log "pipeline: $BENCH_ROUNDS rounds in $el s -> $CSV"

@@ -12,6 +12,7 @@ import ctypes
 import datetime
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -181,7 +182,37 @@ PIPE_CONFIGS = [("nocrc", "rtc"), ("nocrc", "pipeline"), ("crc", "rtc"), ("crc",
 CAP_NAME = {"nocrc": "no CRC", "crc": "CRC32C"}
 
 
-def pipeline_section(rows, out, plot_dir):
+def profile_table(path, out):
+    """Top of `perf report --sort dso,symbol` for one rtc run (software clock)."""
+    if not os.path.exists(path):
+        return
+    agg = {}
+    for line in open(path):
+        m = re.match(r"\s*([\d.]+)%\s+(\S+)\s+\[(.)\]\s+(\S+)", line)
+        if not m:
+            continue
+        pct, dso, kind, sym = float(m.group(1)), m.group(2), m.group(3), m.group(4)
+        if kind == "k":
+            key = "kernel"
+        elif sym.startswith("0x"):
+            key = "%s (no symbols)" % dso
+        else:
+            key = "%s: `%s`" % (dso, sym)
+        agg[key] = agg.get(key, 0) + pct
+    top = sorted(agg.items(), key=lambda kv: -kv[1])[:10]
+    if not top:
+        return
+    out.append("Where rtc mode (no CRC) spends its time: one more 3 s run sampled with "
+               "`perf record -e cpu-clock` (the kernel's software clock: no hardware "
+               "counter needed), share of all samples of the process, both CPUs:\n")
+    out.append("| where | share of samples |")
+    out.append("|---|---:|")
+    for k, v in top:
+        out.append("| %s | %.1f %% |" % (k, v))
+    out.append("")
+
+
+def pipeline_section(rows, path, out, plot_dir):
     out.append("## 2. xio-pipeline against dpdk-testpmd (io forwarding)\n")
     if not rows:
         out.append("No pipeline figures: `make bench-pipeline` did not write its CSV.\n")
@@ -201,7 +232,9 @@ def pipeline_section(rows, out, plot_dir):
                "header, CRC32C when present), narrows the 364 tokens and rewrites the "
                "headers; pipeline mode puts rx and tx on lcore 1 (CPU 1) and the work "
                "stage on lcore 2 (CPU 0, beside the main lcore) "
-               "(`--lcores '0@0,1@1,2@0'`). Frames: 1530 bytes, 364 tokens, UDP "
+               "(`--lcores '0@0,1@1,2@0'`), so it has two CPUs where rtc has one, but "
+               "shares CPU 0 with everything else on the machine: its spread over the "
+               "rounds shows how much that matters. Frames: 1530 bytes, 364 tokens, UDP "
                "checksum on. %d rounds, each running every configuration once in turn; "
                "a run lasts 5 s and its rate is the median of its 1 s interval rates after "
                "start-up; the table gives the median over the rounds (min-max in "
@@ -235,6 +268,7 @@ def pipeline_section(rows, out, plot_dir):
     else:
         out.append("Every xio-pipeline run's stats JSON showed every received frame "
                    "narrowed and sent, none dropped, no mbuf leaked.\n")
+    profile_table(os.path.join(os.path.dirname(path), "profile-rtc.txt"), out)
     with open(os.path.join(plot_dir, "plot-pipeline.dat"), "w") as f:
         for cap, mode in PIPE_CONFIGS:
             r = res.get((cap, mode), (None, None, None))[2]
@@ -344,7 +378,7 @@ def chart(png, plot_dir, kernel_funcs):
     if os.path.exists(k) and kernel_funcs:
         g += ["set title 'narrowing kernels and CRC32C vs memcpy'",
               "set logscale x 2", "set xrange [56:10000]", "set xlabel 'buffer bytes'",
-              "set ylabel 'speed / memcpy'", "set yrange [0:*]",
+              "set ylabel 'speed / memcpy'", "set yrange [0:*]", "set key top left",
               "plot " + ", ".join("'%s' using 1:%d with linespoints title '%s'" % (k, i + 2, f)
                                   for i, f in enumerate(kernel_funcs)) +
               ", 1 with lines dt 2 lc 'black' title 'memcpy'",
@@ -389,7 +423,7 @@ def main():
 
     body = []
     ksum, kfuncs = kernels_section(read_csv(a.kernels), body, plot_dir)
-    pres = pipeline_section(read_csv(a.pipeline), body, plot_dir)
+    pres = pipeline_section(read_csv(a.pipeline), a.pipeline, body, plot_dir)
     try:
         os.remove(os.path.join(plot_dir, "plot-xdp.dat"))
     except OSError:
