@@ -25,49 +25,44 @@ static inline bool xio_task_input_over(const struct xio_task *t)
 
 static void xio_rx_poll(struct xio_task *t)
 {
-	struct xio_queue *q = t->q;
-	struct xio_held *h = &t->held;
-	uint16_t n;
-
-	if (h->n == 0) {
-		if (unlikely(xio_dp_quitting(q->dp))) {
-			xio_task_finish(t);
+	if (t->held.n == 0) {
+		if (xio_task_rx_burst(t) == 0)
 			return;
-		}
-		n = rte_eth_rx_burst(q->rx_port, q->qid, h->pkts, q->burst);
-		if (n == 0) {
-			t->stats.empty_polls++;
-			return;
-		}
-		xio_queue_mark_rx(q);
-		t->stats.bursts++;
-		t->stats.packets += n;
-		h->head = 0;
-		h->n = n;
 	} else {
-		xio_queue_mark_rx(q);
+		xio_queue_mark_rx(t->q);
 	}
 	xio_task_enqueue_held(t);
 }
 
+/* Dequeues a burst from t->in into t->held, which must be empty, and counts
+ * it. Returns how many frames came; on 0 the task finishes if its input is
+ * over. */
+static unsigned xio_task_dequeue_burst(struct xio_task *t)
+{
+	struct xio_held *h = &t->held;
+	unsigned n = rte_ring_sc_dequeue_burst(t->in, (void **)h->pkts, t->q->burst, NULL);
+
+	if (n == 0) {
+		t->stats.empty_polls++;
+		if (xio_task_input_over(t))
+			xio_task_finish(t);
+		return 0;
+	}
+	t->stats.bursts++;
+	t->stats.packets += n;
+	h->head = 0;
+	h->n = (uint16_t)n;
+	return n;
+}
+
 static void xio_work_poll(struct xio_task *t)
 {
-	struct xio_queue *q = t->q;
 	struct xio_held *h = &t->held;
-	unsigned n;
 
 	if (h->n == 0) {
-		n = rte_ring_sc_dequeue_burst(t->in, (void **)h->pkts, q->burst, NULL);
-		if (n == 0) {
-			t->stats.empty_polls++;
-			if (xio_task_input_over(t))
-				xio_task_finish(t);
+		if (xio_task_dequeue_burst(t) == 0)
 			return;
-		}
-		t->stats.bursts++;
-		t->stats.packets += n;
-		h->head = 0;
-		h->n = xio_mbuf_process_burst(&q->mctx, h->pkts, (uint16_t)n);
+		h->n = xio_mbuf_process_burst(&t->q->mctx, h->pkts, h->n);
 		if (h->n == 0)
 			return;
 	}
@@ -76,23 +71,8 @@ static void xio_work_poll(struct xio_task *t)
 
 static void xio_tx_poll(struct xio_task *t)
 {
-	struct xio_queue *q = t->q;
-	struct xio_held *h = &t->held;
-	unsigned n;
-
-	if (h->n == 0) {
-		n = rte_ring_sc_dequeue_burst(t->in, (void **)h->pkts, q->burst, NULL);
-		if (n == 0) {
-			t->stats.empty_polls++;
-			if (xio_task_input_over(t))
-				xio_task_finish(t);
-			return;
-		}
-		t->stats.bursts++;
-		t->stats.packets += n;
-		h->head = 0;
-		h->n = (uint16_t)n;
-	}
+	if (t->held.n == 0 && xio_task_dequeue_burst(t) == 0)
+		return;
 	xio_task_tx_held(t);
 }
 

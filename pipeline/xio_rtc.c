@@ -13,23 +13,11 @@ static void xio_rtc_poll(struct xio_task *t)
 {
 	struct xio_queue *q = t->q;
 	struct xio_held *h = &t->held;
-	uint16_t n;
 
 	if (h->n == 0) {
-		if (unlikely(xio_dp_quitting(q->dp))) {
-			xio_task_finish(t);
+		if (xio_task_rx_burst(t) == 0)
 			return;
-		}
-		n = rte_eth_rx_burst(q->rx_port, q->qid, h->pkts, q->burst);
-		if (n == 0) {
-			t->stats.empty_polls++;
-			return;
-		}
-		xio_queue_mark_rx(q);
-		t->stats.bursts++;
-		t->stats.packets += n;
-		h->head = 0;
-		h->n = xio_mbuf_process_burst(&q->mctx, h->pkts, n);
+		h->n = xio_mbuf_process_burst(&q->mctx, h->pkts, h->n);
 		if (h->n == 0)
 			return;
 	} else {

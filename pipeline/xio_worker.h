@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include <rte_cycles.h>
+#include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
@@ -111,6 +112,32 @@ static inline void xio_task_finish(struct xio_task *t)
 static inline void xio_queue_mark_rx(struct xio_queue *q)
 {
 	__atomic_store_n(&q->last_rx_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
+}
+
+/* Receives a burst into t->held, which must be empty, and counts it.
+ * Returns how many frames came: 0 when none did, or when the run is
+ * stopping (the task then finishes). */
+static inline uint16_t xio_task_rx_burst(struct xio_task *t)
+{
+	struct xio_queue *q = t->q;
+	struct xio_held *h = &t->held;
+	uint16_t n;
+
+	if (unlikely(xio_dp_quitting(q->dp))) {
+		xio_task_finish(t);
+		return 0;
+	}
+	n = rte_eth_rx_burst(q->rx_port, q->qid, h->pkts, q->burst);
+	if (n == 0) {
+		t->stats.empty_polls++;
+		return 0;
+	}
+	xio_queue_mark_rx(q);
+	t->stats.bursts++;
+	t->stats.packets += n;
+	h->head = 0;
+	h->n = n;
+	return n;
 }
 
 /* Puts task t on lcore id's poll list. */
