@@ -7,15 +7,6 @@
 
 #include "xio_csum.h"
 
-static inline uint16_t to_be_domain(uint16_t native)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	return __builtin_bswap16(native);
-#else
-	return native;
-#endif
-}
-
 uint64_t xio_csum_add(uint64_t sum, const uint8_t *buf, size_t len)
 {
 	uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, acc;
@@ -54,7 +45,7 @@ uint64_t xio_csum_add(uint64_t sum, const uint8_t *buf, size_t len)
 		memcpy(&h, pad, 2);
 		acc += h;
 	}
-	return sum + to_be_domain(xio_csum_fold(acc));
+	return sum + xio_csum_from_host(acc);
 }
 
 uint16_t xio_ipv4_hdr_csum(const uint8_t *ip, size_t ihl_bytes)

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Adds the 16-bit big-endian words of buf[0..len) to sum (an odd last byte
  * is padded with zero). The result is unfolded: pass it to xio_csum_fold. */
@@ -21,6 +22,43 @@ static inline uint16_t xio_csum_fold(uint64_t sum)
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	return (uint16_t)sum;
+}
+
+/* Adds n32 host-order 32-bit words at buf (no alignment needed) to acc:
+ * the inline form for short runs of whole words (IP, UDP and XIO headers).
+ * Bring the result into xio_csum_add's terms with xio_csum_from_host. */
+static inline uint64_t xio_csum_add32(uint64_t acc, const uint8_t *buf, size_t n32)
+{
+	while (n32-- > 0) {
+		uint32_t w;
+
+		memcpy(&w, buf, sizeof(w));
+		acc += w;
+		buf += sizeof(w);
+	}
+	return acc;
+}
+
+/* A 16-bit value in network order as it adds to a host-order sum. */
+static inline uint64_t xio_csum_host16(uint16_t be_value)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return __builtin_bswap16(be_value);
+#else
+	return be_value;
+#endif
+}
+
+/* A partial sum of host-order 32-bit words (the narrowing kernels' token
+ * sum) in xio_csum_add's big-endian terms (RFC 1071 2.B: swap once). */
+static inline uint64_t xio_csum_from_host(uint64_t acc)
+{
+	uint16_t s = xio_csum_fold(acc);
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	s = __builtin_bswap16(s);
+#endif
+	return s;
 }
 
 /* Checksum of an IPv4 header as it should stand in its checksum field

@@ -103,8 +103,9 @@ uint32_t xio_frame_crc32c(const struct xio_frame *f, uint32_t off, uint32_t n, u
 	return state;
 }
 
-/* One token cut by a segment boundary: gathered, narrowed, scattered. */
-static int narrow_one(struct xio_frame *f, uint32_t off, size_t i, int checked)
+/* One token cut by a segment boundary: gathered, narrowed, scattered; an
+ * in-range token is added to *sum when sum is not NULL. */
+static int narrow_one(struct xio_frame *f, uint32_t off, size_t i, int checked, uint64_t *sum)
 {
 	uint8_t in[4], out[2];
 	int32_t t;
@@ -118,13 +119,16 @@ static int narrow_one(struct xio_frame *f, uint32_t off, size_t i, int checked)
 		return 1;
 	if (bad)
 		t = t < 0 ? 0 : 65535;
+	else if (sum)
+		*sum += (uint32_t)t;
 	out[0] = (uint8_t)t;
 	out[1] = (uint8_t)(t >> 8);
 	xio_frame_write(f, off + 2 * (uint32_t)i, out, 2);
 	return bad;
 }
 
-size_t xio_frame_narrow(struct xio_frame *f, uint32_t off, size_t first, size_t n, int checked)
+size_t xio_frame_narrow(struct xio_frame *f, uint32_t off, size_t first, size_t n, int checked,
+			uint64_t *sum)
 {
 	const struct xio_narrow_ops *ops = xio_narrow_ops();
 	size_t i = first, clamped = 0;
@@ -140,7 +144,7 @@ size_t xio_frame_narrow(struct xio_frame *f, uint32_t off, size_t first, size_t 
 		if (k > davail / 2)
 			k = davail / 2;
 		if (k == 0) {
-			int bad = narrow_one(f, off, i, checked);
+			int bad = narrow_one(f, off, i, checked, sum);
 
 			if (bad && checked)
 				return i;
@@ -149,7 +153,7 @@ size_t xio_frame_narrow(struct xio_frame *f, uint32_t off, size_t first, size_t 
 			continue;
 		}
 		if (checked) {
-			size_t r = ops->narrow_checked(dst, src, k);
+			size_t r = ops->narrow_checked(dst, src, k, sum);
 
 			if (r < k)
 				return i + r;

@@ -41,9 +41,11 @@ uint32_t xio_frame_crc32c(const struct xio_frame *f, uint32_t off, uint32_t n, u
 /* Narrows INT32 tokens [first, n) of the payload at off to UINT16 in place
  * (token i moves from off + 4i to off + 2i). checked: stops at the first
  * out-of-range token and returns its index (n if none), the tokens before it
- * narrowed; saturate (checked == 0): narrows them all, clamping, and returns
- * the number clamped. */
-size_t xio_frame_narrow(struct xio_frame *f, uint32_t off, size_t first, size_t n, int checked);
+ * narrowed and their values added to *sum (see narrow_checked in
+ * xio_narrow.h); saturate (checked == 0, sum unused): narrows them all,
+ * clamping, and returns the number clamped. */
+size_t xio_frame_narrow(struct xio_frame *f, uint32_t off, size_t first, size_t n, int checked,
+			uint64_t *sum);
 
 /* Undoes xio_frame_narrow(checked) of tokens [0, n) at off. */
 void xio_frame_widen(struct xio_frame *f, uint32_t off, size_t n);

@@ -10,9 +10,9 @@
 
 #include "xio_narrow_priv.h"
 
-static size_t scalar_checked(uint8_t *dst, const uint8_t *src, size_t n)
+static size_t scalar_checked(uint8_t *dst, const uint8_t *src, size_t n, uint64_t *sum)
 {
-	return xio_narrow_checked_scalar(dst, src, n);
+	return xio_narrow_checked_scalar(dst, src, n, sum);
 }
 
 static size_t scalar_saturate(uint8_t *dst, const uint8_t *src, size_t n)

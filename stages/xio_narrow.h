@@ -19,8 +19,12 @@ struct xio_narrow_ops {
 	/* Narrows tokens from the start while they are in 0..65535; the range
 	 * check is fused into the same pass. Returns k, the index of the first
 	 * out-of-range token (n when there is none): exactly tokens [0, k) have
-	 * been written to dst. */
-	size_t (*narrow_checked)(uint8_t *dst, const uint8_t *src, size_t n);
+	 * been written to dst. Adds the values of those k tokens to *sum, in
+	 * the same pass: an in-range token's upper half is zero, so this is the
+	 * Internet checksum's partial sum of their input bytes as host-order
+	 * 32-bit words (xio_csum_add's accumulator before its byte swap), and
+	 * the UDP checksum check needs no pass of its own. n <= 65536. */
+	size_t (*narrow_checked)(uint8_t *dst, const uint8_t *src, size_t n, uint64_t *sum);
 	/* Narrows all n tokens, clamping each to 0..65535. Returns how many
 	 * tokens were clamped. */
 	size_t (*narrow_saturate)(uint8_t *dst, const uint8_t *src, size_t n);

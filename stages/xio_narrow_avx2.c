@@ -4,8 +4,9 @@
  * of vectors are packed with vpackusdw and put back in token order with
  * vpermq (the pack works per 128-bit lane). A block that holds an
  * out-of-range token is finished 8 and 4 tokens at a time, then by the
- * scalar loop, which stops at the exact index. Every block is loaded before
- * its output is stored, so dst may equal src.
+ * scalar loop, which stops at the exact index. checked adds the tokens
+ * into 32-bit lanes as it goes (the checksum's partial sum). Every block is
+ * loaded before its output is stored, so dst may equal src.
  */
 #if defined(__x86_64__)
 
@@ -46,9 +47,20 @@ static inline unsigned out_of_range4(__m128i v, __m128i hi)
 	return 4 - (unsigned)__builtin_popcount((unsigned)_mm_movemask_ps(_mm_castsi128_ps(in)));
 }
 
-static size_t avx2_checked(uint8_t *dst, const uint8_t *src, size_t n)
+/* The sum of the 8 lanes of v (below 2^32 for n <= 65536 tokens). */
+static inline uint64_t lanes_sum(__m256i v)
+{
+	__m128i x = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+
+	x = _mm_add_epi32(x, _mm_shuffle_epi32(x, _MM_SHUFFLE(1, 0, 3, 2)));
+	x = _mm_add_epi32(x, _mm_shuffle_epi32(x, _MM_SHUFFLE(2, 3, 0, 1)));
+	return (uint32_t)_mm_cvtsi128_si32(x);
+}
+
+static size_t avx2_checked(uint8_t *dst, const uint8_t *src, size_t n, uint64_t *sum)
 {
 	const __m256i hi = _mm256_set1_epi32((int)XIO_NARROW_HI);
+	__m256i acc = _mm256_setzero_si256();
 	size_t i = 0;
 
 	for (; i + 32 <= n; i += 32) {
@@ -58,6 +70,8 @@ static size_t avx2_checked(uint8_t *dst, const uint8_t *src, size_t n)
 
 		if (!_mm256_testz_si256(any, hi))
 			break;
+		acc = _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_add_epi32(a, b),
+							     _mm256_add_epi32(c, d)));
 		ST(dst + 2 * i, pack16(a, b));
 		ST(dst + 2 * i + 32, pack16(c, d));
 	}
@@ -66,17 +80,20 @@ static size_t avx2_checked(uint8_t *dst, const uint8_t *src, size_t n)
 
 		if (!_mm256_testz_si256(a, hi))
 			break;
+		acc = _mm256_add_epi32(acc, a);
 		ST128(dst + 2 * i, pack8(a));
 	}
 	if (i + 4 <= n) {
 		__m128i a = LD128(src + 4 * i);
 
 		if (_mm_testz_si128(a, _mm256_castsi256_si128(hi))) {
+			acc = _mm256_add_epi32(acc, _mm256_zextsi128_si256(a));
 			ST64(dst + 2 * i, _mm_packus_epi32(a, a));
 			i += 4;
 		}
 	}
-	return i + xio_narrow_checked_scalar(dst + 2 * i, src + 4 * i, n - i);
+	*sum += lanes_sum(acc);
+	return i + xio_narrow_checked_scalar(dst + 2 * i, src + 4 * i, n - i, sum);
 }
 
 static size_t avx2_saturate(uint8_t *dst, const uint8_t *src, size_t n)

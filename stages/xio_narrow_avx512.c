@@ -5,8 +5,9 @@
  * put back in token order with vpermq. A step of 32 tokens, then steps of 16
  * (the last one with masked loads and stores) finish the buffer; there the
  * test mask gives the exact index of the first out-of-range token, so no
- * scalar loop is needed. Every block is loaded before its output is stored,
- * so dst may equal src.
+ * scalar loop is needed. checked adds the tokens into 32-bit lanes as it
+ * goes (the checksum's partial sum) and reduces them once at the end. Every
+ * block is loaded before its output is stored, so dst may equal src.
  */
 #if defined(__x86_64__)
 
@@ -44,9 +45,26 @@ static inline __m512i load_tail(const uint8_t *s, __mmask16 m)
 	return _mm512_maskz_loadu_epi32(m, (const void *)s);
 }
 
-static size_t avx512_checked(uint8_t *dst, const uint8_t *src, size_t n)
+/* The sum of the 16 lanes of v: below 2^32 for n <= 65536 tokens of at
+ * most 65535 each. */
+static inline uint64_t lanes_sum(__m512i v)
+{
+	return (uint32_t)_mm512_reduce_add_epi32(v);
+}
+
+/* The low halves of the 16 tokens of a (vpmovdw), stored under mask m. */
+static inline void store16(uint8_t *d, __mmask16 m, __m512i a)
+{
+	if (m == 0xFFFF)
+		_mm256_storeu_si256((__m256i *)(void *)d, _mm512_cvtepi32_epi16(a));
+	else
+		_mm256_mask_storeu_epi16(d, m, _mm512_cvtepi32_epi16(a));
+}
+
+static size_t avx512_checked(uint8_t *dst, const uint8_t *src, size_t n, uint64_t *sum)
 {
 	const struct consts k = consts();
+	__m512i acc = _mm512_setzero_si512();
 	size_t i = 0;
 
 	for (; i + 64 <= n; i += 64) {
@@ -56,6 +74,8 @@ static size_t avx512_checked(uint8_t *dst, const uint8_t *src, size_t n)
 
 		if (_mm512_test_epi32_mask(any, k.hi))
 			break;
+		acc = _mm512_add_epi32(acc, _mm512_add_epi32(_mm512_add_epi32(a, b),
+							     _mm512_add_epi32(c, d)));
 		ST(dst + 2 * i, pack32(&k, a, b));
 		ST(dst + 2 * i + 64, pack32(&k, c, d));
 	}
@@ -63,6 +83,7 @@ static size_t avx512_checked(uint8_t *dst, const uint8_t *src, size_t n)
 		__m512i a = LD(src + 4 * i), b = LD(src + 4 * i + 64);
 
 		if (!_mm512_test_epi32_mask(_mm512_or_si512(a, b), k.hi)) {
+			acc = _mm512_add_epi32(acc, _mm512_add_epi32(a, b));
 			ST(dst + 2 * i, pack32(&k, a, b));
 			i += 32;
 		}
@@ -74,12 +95,16 @@ static size_t avx512_checked(uint8_t *dst, const uint8_t *src, size_t n)
 
 		if (bad) {
 			unsigned first = (unsigned)__builtin_ctz(bad);
+			__mmask16 good = (__mmask16)((1u << first) - 1);
 
-			_mm512_mask_cvtepi32_storeu_epi16(dst + 2 * i, (__mmask16)((1u << first) - 1), a);
+			store16(dst + 2 * i, good, a);
+			*sum += lanes_sum(_mm512_mask_add_epi32(acc, good, acc, a));
 			return i + first;
 		}
-		_mm512_mask_cvtepi32_storeu_epi16(dst + 2 * i, all, a);
+		acc = _mm512_add_epi32(acc, a);
+		store16(dst + 2 * i, all, a);
 	}
+	*sum += lanes_sum(acc);
 	return n;
 }
 

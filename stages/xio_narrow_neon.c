@@ -4,7 +4,8 @@
  * narrowed to 64 bits (vshrn) and tested as one scalar; in range, uzp1 keeps
  * the low half of every token of two vectors at once. A block that holds an
  * out-of-range token is finished 4 tokens at a time, then by the scalar loop,
- * which stops at the exact index. saturate uses sqxtun (vqmovun_s32), which
+ * which stops at the exact index; checked adds the tokens into 32-bit lanes
+ * as it goes (the checksum's partial sum). saturate uses sqxtun (vqmovun_s32), which
  * clamps signed INT32 to 0..65535. Every block is loaded before its output is
  * stored, so dst may equal src.
  */
@@ -40,8 +41,9 @@ static inline uint16x8_t clamp8(uint32x4_t a, uint32x4_t b)
 	return vqmovun_high_s32(vqmovun_s32(vreinterpretq_s32_u32(a)), vreinterpretq_s32_u32(b));
 }
 
-static size_t neon_checked(uint8_t *dst, const uint8_t *src, size_t n)
+static size_t neon_checked(uint8_t *dst, const uint8_t *src, size_t n, uint64_t *sum)
 {
+	uint32x4_t acc = vdupq_n_u32(0);
 	size_t i = 0;
 
 	for (; i + 16 <= n; i += 16) {
@@ -50,6 +52,7 @@ static size_t neon_checked(uint8_t *dst, const uint8_t *src, size_t n)
 
 		if (any_out_of_range(vorrq_u32(vorrq_u32(a, b), vorrq_u32(c, d))))
 			break;
+		acc = vaddq_u32(acc, vaddq_u32(vaddq_u32(a, b), vaddq_u32(c, d)));
 		ST(dst + 2 * i, low_halves(a, b));
 		ST(dst + 2 * i + 16, low_halves(c, d));
 	}
@@ -58,9 +61,12 @@ static size_t neon_checked(uint8_t *dst, const uint8_t *src, size_t n)
 
 		if (any_out_of_range(a))
 			break;
+		acc = vaddq_u32(acc, a);
 		vst1_u8(dst + 2 * i, vreinterpret_u8_u16(vmovn_u32(a)));
 	}
-	return i + xio_narrow_checked_scalar(dst + 2 * i, src + 4 * i, n - i);
+	/* below 2^32 for n <= 65536 tokens */
+	*sum += vaddvq_u32(acc);
+	return i + xio_narrow_checked_scalar(dst + 2 * i, src + 4 * i, n - i, sum);
 }
 
 static size_t neon_saturate(uint8_t *dst, const uint8_t *src, size_t n)

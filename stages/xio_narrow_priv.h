@@ -35,18 +35,22 @@ static inline void xio_tok_store16(uint8_t *p, uint16_t v)
 /* Each token is read before its output is stored, and the output of token i
  * (bytes 2i, 2i+1) never reaches the input of a later token (from 4i + 4):
  * safe in place. */
-static inline size_t xio_narrow_checked_scalar(uint8_t *dst, const uint8_t *src, size_t n)
+static inline size_t xio_narrow_checked_scalar(uint8_t *dst, const uint8_t *src, size_t n,
+						uint64_t *sum)
 {
+	uint64_t acc = 0;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		int32_t t = xio_tok_load(src + 4 * i);
 
 		if ((uint32_t)t & XIO_NARROW_HI)
-			return i;
+			break;
+		acc += (uint32_t)t;
 		xio_tok_store16(dst + 2 * i, (uint16_t)t);
 	}
-	return n;
+	*sum += acc;
+	return i;
 }
 
 static inline size_t xio_narrow_saturate_scalar(uint8_t *dst, const uint8_t *src, size_t n)

@@ -3,8 +3,9 @@
  * the upper halves of the block are ORed and tested (ptest) while the block
  * is in registers, then packed with packusdw. A block that holds an
  * out-of-range token is finished 4 tokens at a time, then by the scalar loop,
- * which stops at the exact index. Every block is loaded before its output is
- * stored, so dst may equal src.
+ * which stops at the exact index. checked adds the tokens into 32-bit lanes
+ * as it goes (the checksum's partial sum). Every block is loaded before its
+ * output is stored, so dst may equal src.
  */
 #if defined(__x86_64__)
 
@@ -24,9 +25,18 @@ static inline unsigned out_of_range(__m128i v, __m128i hi)
 	return 4 - (unsigned)__builtin_popcount((unsigned)_mm_movemask_ps(_mm_castsi128_ps(in)));
 }
 
-static size_t sse41_checked(uint8_t *dst, const uint8_t *src, size_t n)
+/* The sum of the 4 lanes of v (below 2^32 for n <= 65536 tokens). */
+static inline uint64_t lanes_sum(__m128i x)
+{
+	x = _mm_add_epi32(x, _mm_shuffle_epi32(x, _MM_SHUFFLE(1, 0, 3, 2)));
+	x = _mm_add_epi32(x, _mm_shuffle_epi32(x, _MM_SHUFFLE(2, 3, 0, 1)));
+	return (uint32_t)_mm_cvtsi128_si32(x);
+}
+
+static size_t sse41_checked(uint8_t *dst, const uint8_t *src, size_t n, uint64_t *sum)
 {
 	const __m128i hi = _mm_set1_epi32((int)XIO_NARROW_HI);
+	__m128i acc = _mm_setzero_si128();
 	size_t i = 0;
 
 	for (; i + 16 <= n; i += 16) {
@@ -36,6 +46,7 @@ static size_t sse41_checked(uint8_t *dst, const uint8_t *src, size_t n)
 
 		if (!_mm_testz_si128(any, hi))
 			break;
+		acc = _mm_add_epi32(acc, _mm_add_epi32(_mm_add_epi32(a, b), _mm_add_epi32(c, d)));
 		ST(dst + 2 * i, _mm_packus_epi32(a, b));
 		ST(dst + 2 * i + 16, _mm_packus_epi32(c, d));
 	}
@@ -44,9 +55,11 @@ static size_t sse41_checked(uint8_t *dst, const uint8_t *src, size_t n)
 
 		if (!_mm_testz_si128(a, hi))
 			break;
+		acc = _mm_add_epi32(acc, a);
 		ST64(dst + 2 * i, _mm_packus_epi32(a, a));
 	}
-	return i + xio_narrow_checked_scalar(dst + 2 * i, src + 4 * i, n - i);
+	*sum += lanes_sum(acc);
+	return i + xio_narrow_checked_scalar(dst + 2 * i, src + 4 * i, n - i, sum);
 }
 
 /* packusdw clamps signed INT32 to 0..65535: exactly the saturate policy. */

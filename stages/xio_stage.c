@@ -3,12 +3,16 @@
  * then the narrowing rewrite. Headers are parsed from the first segment in
  * place, or from a copy when the first segment is shorter than the header run.
  *
- * Passes over the payload of a valid INT32 reply: the UDP checksum check
- * (skipped when the NIC vouched for it), the CRC32C check (HAS_CRC only), and
- * one narrowing pass with the range check fused in; then the CRC32C of the
- * half-size output (HAS_CRC only). The new UDP checksum is an RFC 1624
- * update of the old one: in-range tokens have zero upper halves, so the
- * payload's ones'-complement sum is the same before and after narrowing.
+ * Passes over the payload of a valid INT32 reply: one narrowing pass that
+ * checks the range and sums the tokens for the UDP checksum as it goes, and
+ * the CRC32C check before it and the CRC32C of the half-size output after
+ * it (HAS_CRC only). The UDP checksum check (rule 8) is deferred to that
+ * pass when neither the field (zero) nor the NIC settles it; any frame that
+ * stops short of narrowing has it settled on the spot, since rule 8
+ * outranks rules 9-17, and a frame whose checksum turns out wrong is widened
+ * back and leaves as it came. The new UDP checksum is an RFC 1624 update of
+ * the old one: in-range tokens have zero upper halves, so the payload's
+ * ones'-complement sum is the same before and after narrowing.
  */
 #include <string.h>
 
@@ -33,6 +37,8 @@ struct xio_parsed {
 	uint32_t ntok;
 	uint16_t ihl;      /* IP header bytes (40 for IPv6) */
 	uint8_t v6;
+	uint8_t csum_deferred; /* rule 8 left to the narrowing pass */
+	uint32_t hlen;     /* bytes of the frame at h */
 };
 
 void xio_stage_cfg_default(struct xio_stage_cfg *cfg)
@@ -97,28 +103,53 @@ static enum xio_reason parse_outer(const uint8_t *h, uint32_t len, uint16_t port
 	return XIO_R_NARROWED;
 }
 
-/* Ones'-complement sum of the UDP pseudo-header for a UDP length. */
-static uint64_t pseudo_sum(const uint8_t *h, const struct xio_parsed *p, uint32_t udp_len)
+/* The UDP pseudo-header for a UDP length, as a host-order partial sum. */
+static uint64_t pseudo_sum_host(const uint8_t *h, const struct xio_parsed *p, uint32_t udp_len)
 {
 	const uint8_t *ip = h + p->l3;
-	uint64_t sum = IPPROTO_UDP_ + (uint64_t)udp_len;
+	uint64_t sum = xio_csum_host16(IPPROTO_UDP_) + xio_csum_host16((uint16_t)udp_len);
 
 	if (p->v6)
-		return xio_csum_add(sum, ip + 8, 32);
-	return xio_csum_add(sum, ip + 12, 8);
+		return xio_csum_add32(sum, ip + 8, 8);
+	return xio_csum_add32(sum, ip + 12, 2);
 }
 
-static int udp_csum_ok(const struct xio_frame *f, const uint8_t *h, const struct xio_parsed *p,
-		       const struct xio_rx_hints *hints)
+/* Rule 8 from the field and the NIC's hint alone: 1 good, 0 bad, -1 when
+ * only the sum over the datagram can tell. */
+static int udp_csum_known(const uint8_t *h, const struct xio_parsed *p,
+			  const struct xio_rx_hints *hints)
 {
-	uint16_t csum = xio_be16(h + p->l4 + 6);
-
-	if (csum == 0)
+	if (xio_be16(h + p->l4 + 6) == 0)
 		return !p->v6; /* "none" for IPv4, an error for IPv6 */
 	if (hints && hints->l4_csum != XIO_CSUM_UNKNOWN)
 		return hints->l4_csum == XIO_CSUM_GOOD;
-	return xio_csum_fold(xio_frame_csum(f, p->l4, p->udp_len, pseudo_sum(h, p, p->udp_len))) ==
-	       0xffff;
+	return -1;
+}
+
+/* Rule 8 settled over the whole datagram. */
+static int udp_csum_ok(const struct xio_frame *f, const uint8_t *h, const struct xio_parsed *p)
+{
+	uint64_t pseudo = xio_csum_from_host(pseudo_sum_host(h, p, p->udp_len));
+
+	return xio_csum_fold(xio_frame_csum(f, p->l4, p->udp_len, pseudo)) == 0xffff;
+}
+
+/* Rule 8 settled after the narrowing pass narrowed tokens [0, k) and summed
+ * them into tsum: the pseudo-header, the header run [l4, payload) and the
+ * tokens the pass did not reach are summed here, from the frame as it still
+ * stands there. */
+static int udp_csum_ok_narrowed(const struct xio_frame *f, const uint8_t *h,
+				const struct xio_parsed *p, size_t k, uint64_t tsum)
+{
+	uint32_t run = p->payload - p->l4, done = p->payload + 4 * (uint32_t)k;
+	uint64_t host = pseudo_sum_host(h, p, p->udp_len) + tsum;
+	uint64_t sum = xio_frame_csum(f, done, 4 * (p->ntok - (uint32_t)k), 0);
+
+	if (p->payload <= p->hlen) /* whole words: 8 + hdr_len, a multiple of 4 */
+		host = xio_csum_add32(host, h + p->l4, run / 4);
+	else
+		sum = xio_frame_csum(f, p->l4, run, sum);
+	return xio_csum_fold(sum + xio_csum_from_host(host)) == 0xffff;
 }
 
 static int ip_csum_ok(const uint8_t *h, const struct xio_parsed *p,
@@ -128,24 +159,20 @@ static int ip_csum_ok(const uint8_t *h, const struct xio_parsed *p,
 		return 1;
 	if (hints && hints->ip_csum != XIO_CSUM_UNKNOWN)
 		return hints->ip_csum == XIO_CSUM_GOOD;
-	return xio_csum_fold(xio_csum_add(0, h + p->l3, p->ihl)) == 0xffff;
+	/* all ones in either byte order */
+	return xio_csum_fold(xio_csum_add32(0, h + p->l3, p->ihl / 4u)) == 0xffff;
 }
 
-/* Rules 6-16: validity of a frame addressed to XIO. Returns XIO_R_NARROWED
- * when the frame is a valid INT32 READ_REPLY ready to narrow. */
-static enum xio_reason validate(const struct xio_frame *f, const uint8_t *h,
-				struct xio_parsed *p, const struct xio_rx_hints *hints)
+/* Rules 9-16: the XIO header, and the CRC32C when there is one. Returns
+ * XIO_R_NARROWED when the frame is a valid INT32 READ_REPLY ready to
+ * narrow. */
+static enum xio_reason validate_xio(const struct xio_frame *f, const uint8_t *h,
+				    struct xio_parsed *p)
 {
 	const uint8_t *x = h + p->xio;
 	uint32_t body, hdr_len, plen;
 	uint8_t flags, dtype;
 
-	if (p->udp_len != p->ip_len - p->ihl)
-		return XIO_R_BAD_LENGTH;
-	if (!ip_csum_ok(h, p, hints))
-		return XIO_R_BAD_IP_CSUM;
-	if (!udp_csum_ok(f, h, p, hints))
-		return XIO_R_BAD_UDP_CSUM;
 	body = p->udp_len - 8;
 	if (body < XIO_HDR_LEN || xio_be16(x + XIO_OFF_MAGIC) != XIO_MAGIC ||
 	    x[XIO_OFF_VERSION] != XIO_VERSION)
@@ -175,6 +202,30 @@ static enum xio_reason validate(const struct xio_frame *f, const uint8_t *h,
 		    xio_be32(x + XIO_OFF_PAYLOAD_CRC))
 		return XIO_R_BAD_CRC;
 	return XIO_R_NARROWED;
+}
+
+/* Rules 6-16: validity of a frame addressed to XIO. Returns XIO_R_NARROWED
+ * when the frame is a valid INT32 READ_REPLY ready to narrow, with rule 8
+ * possibly deferred to the narrowing pass (p->csum_deferred). */
+static enum xio_reason validate(const struct xio_frame *f, const uint8_t *h,
+				struct xio_parsed *p, const struct xio_rx_hints *hints)
+{
+	enum xio_reason r;
+	int known;
+
+	p->csum_deferred = 0;
+	if (p->udp_len != p->ip_len - p->ihl)
+		return XIO_R_BAD_LENGTH;
+	if (!ip_csum_ok(h, p, hints))
+		return XIO_R_BAD_IP_CSUM;
+	known = udp_csum_known(h, p, hints);
+	if (known == 0)
+		return XIO_R_BAD_UDP_CSUM;
+	r = validate_xio(f, h, p);
+	p->csum_deferred = known < 0 && r == XIO_R_NARROWED;
+	if (known < 0 && r != XIO_R_NARROWED && !udp_csum_ok(f, h, p))
+		return XIO_R_BAD_UDP_CSUM;
+	return r;
 }
 
 static int reason_is_invalid(enum xio_reason r)
@@ -215,8 +266,11 @@ static void rewrite(struct xio_frame *f, uint8_t *h, int h_is_copy, const struct
 	if (p->v6) {
 		xio_put_be16(ip + 4, (uint16_t)(p->ip_len - 40 - shrink));
 	} else {
+		/* the header checksum was verified (rule 7): an RFC 1624 update
+		 * gives what a recomputation would */
 		xio_put_be16(ip + 2, (uint16_t)(p->ip_len - shrink));
-		xio_put_be16(ip + 10, xio_ipv4_hdr_csum(ip, p->ihl));
+		xio_put_be16(ip + 10, xio_csum_update16(xio_be16(ip + 10), (uint16_t)p->ip_len,
+							(uint16_t)(p->ip_len - shrink)));
 	}
 
 	if (csum != 0 || p->v6) {
@@ -225,7 +279,7 @@ static void rewrite(struct xio_frame *f, uint8_t *h, int h_is_copy, const struct
 			if (h_is_copy)
 				xio_frame_write(f, 0, h, p->xio + XIO_HDR_LEN);
 			csum = (uint16_t)~xio_csum_fold(
-				xio_frame_csum(f, p->l4, new_udp_len, pseudo_sum(h, p, new_udp_len)));
+				xio_frame_csum(f, p->l4, new_udp_len, xio_csum_from_host(pseudo_sum_host(h, p, new_udp_len))));
 		} else {
 			/* the length stands twice: pseudo-header and UDP header */
 			csum = xio_csum_update16(csum, (uint16_t)p->udp_len, new_udp_len);
@@ -252,6 +306,7 @@ void xio_process(const struct xio_stage_cfg *cfg, struct xio_seg *segs, unsigned
 	uint8_t *h = segs[0].data;
 	enum xio_reason r;
 	size_t k, clamped = 0;
+	uint64_t tsum = 0;
 
 	res->action = XIO_ACT_FORWARD;
 	res->out_len = len;
@@ -262,6 +317,7 @@ void xio_process(const struct xio_stage_cfg *cfg, struct xio_seg *segs, unsigned
 		h = copy;
 	}
 
+	p.hlen = hlen;
 	r = parse_outer(h, len, cfg->udp_port, &p);
 	if (r == XIO_R_NARROWED)
 		r = validate(&f, h, &p, hints);
@@ -272,7 +328,14 @@ void xio_process(const struct xio_stage_cfg *cfg, struct xio_seg *segs, unsigned
 		return;
 	}
 
-	k = xio_frame_narrow(&f, p.payload, 0, p.ntok, 1);
+	k = xio_frame_narrow(&f, p.payload, 0, p.ntok, 1, &tsum);
+	if (p.csum_deferred && !udp_csum_ok_narrowed(&f, h, &p, k, tsum)) {
+		xio_frame_widen(&f, p.payload, k);
+		res->reason = XIO_R_BAD_UDP_CSUM;
+		if (cfg->drop_invalid)
+			res->action = XIO_ACT_DROP;
+		return;
+	}
 	if (k < p.ntok) {
 		res->reason = XIO_R_OUT_OF_RANGE;
 		if (cfg->overflow == XIO_OVERFLOW_KEEP) {
@@ -283,7 +346,7 @@ void xio_process(const struct xio_stage_cfg *cfg, struct xio_seg *segs, unsigned
 			res->action = XIO_ACT_DROP;
 			return;
 		}
-		clamped = xio_frame_narrow(&f, p.payload, k, p.ntok, 0);
+		clamped = xio_frame_narrow(&f, p.payload, k, p.ntok, 0, NULL);
 	}
 	rewrite(&f, h, h_is_copy, &p, clamped > 0);
 	res->action = XIO_ACT_REWRITTEN;

@@ -125,7 +125,10 @@ struct kcase {
 
 static size_t call(const struct kcase *c, uint8_t *dst, const uint8_t *src, size_t n)
 {
-	return c->saturate ? c->ops->narrow_saturate(dst, src, n) : c->ops->narrow_checked(dst, src, n);
+	uint64_t sum = 0;
+
+	return c->saturate ? c->ops->narrow_saturate(dst, src, n) :
+			     c->ops->narrow_checked(dst, src, n, &sum);
 }
 
 static void *xmalloc(size_t n)
@@ -426,12 +429,14 @@ static void test_spec_values(void)
 				       0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF };
 	static const int32_t ok_tok[] = { 0, 1, 65535, 0x1234, 65536, 7 };
 	static const uint8_t ok_out[] = { 0x00, 0x00, 0x01, 0x00, 0xFF, 0xFF, 0x34, 0x12 };
+	const uint64_t ok_sum = 0 + 1 + 65535 + 0x1234; /* the four narrowed */
 	uint8_t src[sizeof(tok) * 4], dst[sizeof(sat) + GUARD], exp[sizeof(sat) + GUARD];
 	unsigned k, i;
 
 	for (k = 0; k < nkernels; k++) {
 		const struct xio_narrow_ops *ops = kernels[k];
 		size_t r;
+		uint64_t sum;
 
 		for (i = 0; i < NELEM(tok); i++)
 			put32(src + 4 * i, tok[i]);
@@ -443,8 +448,11 @@ static void test_spec_values(void)
 		XIO_CHECK_BYTES(dst, exp, sizeof(dst), ops->name);
 
 		memset(dst, 0xA5, sizeof(dst));
-		r = ops->narrow_checked(dst, src, NELEM(tok));
+		sum = 7;
+		r = ops->narrow_checked(dst, src, NELEM(tok), &sum);
 		XIO_CHECK(r == 0, "%s: checked stopped at %zu, expected 0", ops->name, r);
+		XIO_CHECK(sum == 7, "%s: nothing narrowed, sum moved to %llu", ops->name,
+			  (unsigned long long)sum);
 		CU_ASSERT_EQUAL(dst[0], 0xA5);
 
 		for (i = 0; i < NELEM(ok_tok); i++)
@@ -452,8 +460,11 @@ static void test_spec_values(void)
 		memset(dst, 0xA5, sizeof(dst));
 		memset(exp, 0xA5, sizeof(exp));
 		memcpy(exp, ok_out, sizeof(ok_out));
-		r = ops->narrow_checked(dst, src, NELEM(ok_tok));
+		sum = 0;
+		r = ops->narrow_checked(dst, src, NELEM(ok_tok), &sum);
 		XIO_CHECK(r == 4, "%s: checked stopped at %zu, expected 4", ops->name, r);
+		XIO_CHECK(sum == ok_sum, "%s: sum %llu, expected %llu", ops->name,
+			  (unsigned long long)sum, (unsigned long long)ok_sum);
 		XIO_CHECK_BYTES(dst, exp, sizeof(dst), ops->name);
 	}
 }
@@ -591,20 +602,34 @@ static void test_kernels_vs_scalar(void)
 	for (rep = 0; rep < 300; rep++) {
 		size_t n = xio_unit_rand() % (MAX_TOKENS + 1), so = xio_unit_rand() % 4;
 		size_t d = xio_unit_rand() % 4, i, r_ref, r;
+		uint64_t sum_ref, sum, sum_tok = 0;
 
 		gen_mixed(tok, n, 1 + (unsigned)(xio_unit_rand() % (2 * n + 2)));
 		for (i = 0; i < n; i++)
 			put32(src + so + 4 * i, tok[i]);
 		for (sat = 0; sat < 2; sat++) {
 			memset(ref, 0x5A, sizeof(ref));
+			sum_ref = 0;
 			r_ref = sat ? xio_narrow_scalar.narrow_saturate(ref + d, src + so, n) :
-				      xio_narrow_scalar.narrow_checked(ref + d, src + so, n);
+				      xio_narrow_scalar.narrow_checked(ref + d, src + so, n, &sum_ref);
+			if (!sat) {
+				for (i = 0; i < r_ref; i++)
+					sum_tok += (uint32_t)tok[i];
+				if (!XIO_CHECK(sum_ref == sum_tok, "scalar n=%zu: sum %llu, tokens %llu",
+					       n, (unsigned long long)sum_ref,
+					       (unsigned long long)sum_tok))
+					return;
+			}
 			for (k = 0; k < nkernels; k++) {
 				memset(out, 0x5A, sizeof(out));
+				sum = 0;
 				r = sat ? kernels[k]->narrow_saturate(out + d, src + so, n) :
-					  kernels[k]->narrow_checked(out + d, src + so, n);
+					  kernels[k]->narrow_checked(out + d, src + so, n, &sum);
 				if (!XIO_CHECK(r == r_ref, "%s %s n=%zu: %zu, scalar %zu", kernels[k]->name,
 					       sat ? "saturate" : "checked", n, r, r_ref) ||
+				    !XIO_CHECK(sat || sum == sum_ref, "%s n=%zu: sum %llu, scalar %llu",
+					       kernels[k]->name, n, (unsigned long long)sum,
+					       (unsigned long long)sum_ref) ||
 				    !XIO_CHECK_BYTES(out, ref, sizeof(out), kernels[k]->name))
 					return;
 			}
@@ -648,7 +673,9 @@ static void test_widen_roundtrip(void)
 			put32(buf + so + 4 * i, tok[i]);
 		memcpy(orig, buf, sizeof(buf));
 		for (k = 0; k < nkernels; k++) {
-			r = kernels[k]->narrow_checked(buf + so, buf + so, n);
+			uint64_t sum = 0;
+
+			r = kernels[k]->narrow_checked(buf + so, buf + so, n, &sum);
 			xio_widen_inplace(buf + so, r);
 			if (!XIO_CHECK(r == n, "%s n=%zu: %zu", kernels[k]->name, n, r) ||
 			    !XIO_CHECK_BYTES(buf, orig, sizeof(buf), kernels[k]->name))
@@ -677,7 +704,9 @@ static void test_keep_restores(void)
 			put32(buf + so + 4 * i, tok[i]);
 		memcpy(orig, buf, sizeof(buf));
 		for (k = 0; k < nkernels; k++) {
-			r = kernels[k]->narrow_checked(buf + so, buf + so, n);
+			uint64_t sum = 0;
+
+			r = kernels[k]->narrow_checked(buf + so, buf + so, n, &sum);
 			xio_widen_inplace(buf + so, r);
 			if (!XIO_CHECK(r == p, "%s n=%zu bad at %zu: %zu", kernels[k]->name, n, p, r) ||
 			    !XIO_CHECK_BYTES(buf, orig, sizeof(buf), kernels[k]->name))
