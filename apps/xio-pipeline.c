@@ -25,7 +25,7 @@
 #include "xdp/xio_xdp.h"
 #endif
 
-#define XIO_EXTRA_LEN 16384
+#define XIO_EXTRA_LEN (256 * 1024)
 
 static volatile int xio_stop;
 

@@ -28,7 +28,8 @@ XIO_PIPELINE_LIBS ?=
 XP_PLAIN_SRC := pipeline/xio_config.c pipeline/xio_counters.c pipeline/xio_stats.c
 # The DPDK data path.
 XP_DPDK_SRC := pipeline/xio_dpdk.c pipeline/xio_worker.c pipeline/xio_rtc.c \
-	pipeline/xio_pipeline_mode.c drivers/dpdk/xio_ethdev.c drivers/dpdk/xio_ethdev_list.c \
+	pipeline/xio_pipeline_mode.c pipeline/xio_dp_stats.c pipeline/xio_telemetry.c \
+	pipeline/xio_hwcounters.c drivers/dpdk/xio_ethdev.c drivers/dpdk/xio_ethdev_list.c \
 	drivers/dpdk/xio_mbuf.c
 XP_HDRS := $(wildcard stages/*.h pipeline/*.h drivers/dpdk/*.h drivers/xdp/xio_xdp.h)
 

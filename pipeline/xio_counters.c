@@ -22,8 +22,10 @@ void xio_counters_add(struct xio_counters *dst, const struct xio_counters *src)
 	dst->tokens_saturated += src->tokens_saturated;
 	dst->bytes_in += src->bytes_in;
 	dst->bytes_out += src->bytes_out;
-	for (r = 0; r < XIO_R_COUNT; r++)
+	for (r = 0; r < XIO_R_COUNT; r++) {
 		dst->reasons[r] += src->reasons[r];
+		dst->drops[r] += src->drops[r];
+	}
 }
 
 void xio_counters_write_json(FILE *out, const struct xio_counters *c, double elapsed_s,

@@ -22,6 +22,7 @@ struct xio_counters {
 	uint64_t bytes_in;         /* whole frames as received */
 	uint64_t bytes_out;        /* whole frames as transmitted */
 	uint64_t reasons[XIO_R_COUNT];
+	uint64_t drops[XIO_R_COUNT]; /* dropped frames per reason */
 } __attribute__((aligned(64)));
 
 /* Counts one received frame of in_len bytes with its stage result; the
@@ -34,6 +35,7 @@ static inline void xio_counters_account(struct xio_counters *c, uint32_t in_len,
 	c->reasons[res->reason]++;
 	if (res->action == XIO_ACT_DROP) {
 		c->dropped_packets++;
+		c->drops[res->reason]++;
 		return;
 	}
 	c->tx_packets++;

@@ -18,10 +18,12 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "xio_dp_stats.h"
 #include "xio_dpdk.h"
 #include "xio_ethdev.h"
 #include "xio_log.h"
 #include "xio_stats.h"
+#include "xio_telemetry.h"
 #include "xio_worker.h"
 
 #define XIO_CONTROL_PERIOD_US 1000
@@ -47,6 +49,7 @@ int xio_dpdk_open(const struct xio_config *cfg, int argc, char **argv, char *why
 	}
 	if (cfg->list_ports)
 		return XIO_DPDK_OK;
+	xio_telemetry_register();
 	if (rte_eth_dev_count_avail() == 0) {
 		snprintf(why, len, "the DPDK EAL found no port");
 		rte_eal_cleanup();
@@ -175,6 +178,8 @@ static int xio_run_start(struct xio_run *r)
 		if (xio_ethdev_start(&r->ports[i], r->cfg->stage.udp_port) < 0)
 			return -1;
 	r->start_tsc = rte_rdtsc();
+	r->dp->start_tsc = r->start_tsc;
+	xio_telemetry_attach(r->dp);
 	for (unsigned lcore = 0; lcore < RTE_MAX_LCORE; lcore++) {
 		struct xio_lcore *l = &r->dp->lcores[lcore];
 
@@ -222,9 +227,12 @@ static void xio_run_control(struct xio_run *r, volatile int *stop)
 	uint64_t next_stats = r->start_tsc + (uint64_t)(interval * hz), last_stats = r->start_tsc;
 	uint64_t quit_tsc = 0;
 	struct xio_counters prev, now;
+	struct xio_dp_sample sprev, snow;
+	char cycles[24 * 3 * XIO_MAX_QUEUES];
 	const char *why;
 
 	memset(&prev, 0, sizeof(prev));
+	memset(&sprev, 0, sizeof(sprev));
 	while (!xio_dp_all_done(r->dp)) {
 		uint64_t t;
 
@@ -242,9 +250,12 @@ static void xio_run_control(struct xio_run *r, volatile int *stop)
 		}
 		if (interval > 0 && t >= next_stats) {
 			xio_dp_counters(r->dp, &now);
+			xio_dp_sample(r->dp, &snow);
+			xio_dp_cycles_line(r->dp, &snow, &sprev, cycles, sizeof(cycles));
 			xio_stats_line(stdout, (double)(t - r->start_tsc) / hz, &now, &prev,
-				       (double)(t - last_stats) / hz);
+				       (double)(t - last_stats) / hz, cycles);
 			prev = now;
+			sprev = snow;
 			last_stats = t;
 			next_stats = t + (uint64_t)(interval * hz);
 		}
@@ -258,6 +269,7 @@ static unsigned xio_run_teardown(struct xio_run *r)
 {
 	unsigned leaked = 0;
 
+	xio_telemetry_attach(NULL);
 	for (unsigned i = 0; i < r->nports; i++)
 		xio_ethdev_close(&r->ports[i]);
 	if (r->dp != NULL) {
@@ -288,29 +300,6 @@ static uint64_t xio_run_long_chains(const struct xio_run *r)
 	return n;
 }
 
-/* "stages": one object per task, in queue and stage order. */
-static size_t xio_run_stages_json(const struct xio_dp *dp, char *p, size_t len)
-{
-	static const char *const names[] = { "rtc", "rx", "work", "tx" };
-	size_t n = 0;
-
-	n += (size_t)snprintf(p + n, n < len ? len - n : 0, ",\n  \"stages\": [");
-	for (unsigned i = 0; dp != NULL && i < dp->nq; i++) {
-		for (unsigned j = 0; j < dp->q[i]->ntasks; j++) {
-			const struct xio_task *t = &dp->q[i]->tasks[j];
-
-			n += (size_t)snprintf(p + n, n < len ? len - n : 0,
-				"%s\n    {\"queue\": %u, \"stage\": \"%s\", \"lcore\": %u, "
-				"\"packets\": %" PRIu64 ", \"bursts\": %" PRIu64 ", "
-				"\"empty_polls\": %" PRIu64 ", \"abandoned\": %" PRIu64 "}",
-				i + j ? "," : "", i, names[t->kind], t->lcore, t->stats.packets,
-				t->stats.bursts, t->stats.empty_polls, t->stats.abandoned);
-		}
-	}
-	n += (size_t)snprintf(p + n, n < len ? len - n : 0, "\n  ]");
-	return n;
-}
-
 /* The run's own JSON members, after the stats of the tasks are final. */
 static void xio_run_extra(const struct xio_run *r, char *extra, size_t len)
 {
@@ -320,12 +309,19 @@ static void xio_run_extra(const struct xio_run *r, char *extra, size_t len)
 			     "  \"mode\": \"%s\",\n"
 			     "  \"rx_queues\": %u,\n"
 			     "  \"burst\": %u,\n"
+			     "  \"ring_size\": %u,\n"
 			     "  \"mbuf_data_room\": %u,\n"
-			     "  \"long_chains\": %" PRIu64,
+			     "  \"long_chains\": %" PRIu64 ",\n"
+			     "  \"tsc_hz\": %" PRIu64,
 			     r->cfg->mode == XIO_MODE_PIPELINE ? "pipeline" : "rtc", r->cfg->rxq,
-			     r->cfg->burst, r->data_room, xio_run_long_chains(r));
+			     r->cfg->burst, r->cfg->ring_size, r->data_room, xio_run_long_chains(r),
+			     rte_get_tsc_hz());
 	if (n < len)
-		xio_run_stages_json(r->dp, extra + n, len - n);
+		n += xio_dp_stages_json(r->dp, extra + n, len - n);
+	if (n < len)
+		n += xio_dp_lcores_json(r->dp, extra + n, len - n);
+	if (n < len)
+		xio_dp_hardware_json(r->dp, extra + n, len - n);
 }
 
 /* Appends "leaked_mbufs" once the pool has been checked. */

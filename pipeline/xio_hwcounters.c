@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -53,6 +54,7 @@ int xio_hw_open(struct xio_hwcounters *hw, char *why, size_t why_len)
 			snprintf(why, why_len, "perf_event_open(%s): %s", events[e].name,
 				 strerror(errno));
 			xio_hw_close(hw);
+			hw->available = false;
 			return -1;
 		}
 	}
@@ -96,31 +98,25 @@ void xio_hw_close(struct xio_hwcounters *hw)
 			close(hw->fd[e]);
 		hw->fd[e] = -1;
 	}
-	hw->available = false;
 }
 
-void xio_hw_write_json(FILE *out, const struct xio_hwcounters *hw, uint64_t packets,
-		       const char *why)
+static double xio_hw_ratio(uint64_t a, uint64_t b)
 {
+	return b ? (double)a / (double)b : 0.0;
+}
+
+int xio_hw_format_json(char *p, size_t len, const struct xio_hwcounters *hw, uint64_t packets)
+{
+	size_t n = 0;
 	unsigned e;
 
-	if (!hw->available) {
-		fprintf(out, "{\"available\": false, \"reason\": \"");
-		for (; why && *why; why++)
-			if (*why != '"' && *why != '\\')
-				fputc(*why, out);
-		fprintf(out, "\"}");
-		return;
-	}
-	fprintf(out, "{\"available\": true");
 	for (e = 0; e < XIO_HW_COUNT; e++)
-		fprintf(out, ", \"%s\": %llu", events[e].name, (unsigned long long)hw->value[e]);
-	fprintf(out, ", \"ipc\": %.3f",
-		hw->value[XIO_HW_CYCLES] ?
-			(double)hw->value[XIO_HW_INSTRUCTIONS] / (double)hw->value[XIO_HW_CYCLES] :
-			0.0);
+		n += (size_t)snprintf(p + n, n < len ? len - n : 0, "\"%s\": %llu, ", events[e].name,
+				      (unsigned long long)hw->value[e]);
+	n += (size_t)snprintf(p + n, n < len ? len - n : 0, "\"ipc\": %.3f",
+			      xio_hw_ratio(hw->value[XIO_HW_INSTRUCTIONS], hw->value[XIO_HW_CYCLES]));
 	for (e = 0; e < XIO_HW_COUNT; e++)
-		fprintf(out, ", \"%s_per_packet\": %.2f", events[e].name,
-			packets ? (double)hw->value[e] / (double)packets : 0.0);
-	fprintf(out, "}");
+		n += (size_t)snprintf(p + n, n < len ? len - n : 0, ", \"%s_per_packet\": %.2f",
+				      events[e].name, xio_hw_ratio(hw->value[e], packets));
+	return (int)n;
 }

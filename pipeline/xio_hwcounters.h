@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * xio_hwcounters.h: hardware counters of one worker thread through
  * perf_event_open(2): cycles, instructions, cache misses, branch misses.
- * Where the machine has none (VMs often do not), opening fails once, is
- * reported once, and every later call is a cheap no-op.
+ * Where the machine has none (VMs often do not), opening fails, says why,
+ * and every later call is a cheap no-op. Opened on the worker's own thread
+ * before its loop and read after it: nothing on the data path.
  */
 #ifndef XIO_HWCOUNTERS_H
 #define XIO_HWCOUNTERS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 enum xio_hw_event {
 	XIO_HW_CYCLES = 0,
@@ -20,8 +21,8 @@ enum xio_hw_event {
 };
 
 struct xio_hwcounters {
-	int fd[XIO_HW_COUNT]; /* -1: not available */
-	bool available;
+	int fd[XIO_HW_COUNT]; /* -1: closed */
+	bool available;       /* opened: value[] holds counts once stopped */
 	uint64_t value[XIO_HW_COUNT];
 };
 
@@ -34,14 +35,15 @@ void xio_hw_start(struct xio_hwcounters *hw);
 /* Stops counting and reads the totals into hw->value. */
 void xio_hw_stop(struct xio_hwcounters *hw);
 
+/* Closes the descriptors; available and value[] stay for the report. */
 void xio_hw_close(struct xio_hwcounters *hw);
 
 const char *xio_hw_event_name(enum xio_hw_event e);
 
-/* Writes the "hardware" JSON member: per event totals, IPC, and per-packet
- * figures for packets (no trailing comma or newline); for an unavailable
- * set, {"available": false, "reason": "..."}. */
-void xio_hw_write_json(FILE *out, const struct xio_hwcounters *hw, uint64_t packets,
-		       const char *why);
+/* Formats the counts of an available set as JSON members: every event's
+ * total, "ipc", and "<event>_per_packet" over packets, e.g. "cycles": 10,
+ * ..., "ipc": 1.500, "cycles_per_packet": 2.50 (no braces). Returns what
+ * snprintf would. */
+int xio_hw_format_json(char *p, size_t len, const struct xio_hwcounters *hw, uint64_t packets);
 
 #endif /* XIO_HWCOUNTERS_H */

@@ -23,15 +23,16 @@ static inline bool xio_task_input_over(const struct xio_task *t)
 	return xio_task_is_done(t->upstream) && rte_ring_empty(t->in);
 }
 
-static void xio_rx_poll(struct xio_task *t)
+static bool xio_rx_poll(struct xio_task *t)
 {
-	if (t->held.n == 0) {
-		if (xio_task_rx_burst(t) == 0)
-			return;
-	} else {
+	if (t->held.n != 0) {
 		xio_queue_mark_rx(t->q);
+		return xio_task_enqueue_held(t) != 0;
 	}
+	if (xio_task_rx_burst(t) == 0)
+		return false;
 	xio_task_enqueue_held(t);
+	return true;
 }
 
 /* Dequeues a burst from t->in into t->held, which must be empty, and counts
@@ -40,40 +41,45 @@ static void xio_rx_poll(struct xio_task *t)
 static unsigned xio_task_dequeue_burst(struct xio_task *t)
 {
 	struct xio_held *h = &t->held;
-	unsigned n = rte_ring_sc_dequeue_burst(t->in, (void **)h->pkts, t->q->burst, NULL);
+	unsigned avail, n;
 
+	n = rte_ring_sc_dequeue_burst(t->in, (void **)h->pkts, t->q->burst, &avail);
 	if (n == 0) {
 		t->stats.empty_polls++;
 		if (xio_task_input_over(t))
 			xio_task_finish(t);
 		return 0;
 	}
-	t->stats.bursts++;
-	t->stats.packets += n;
+	if (n + avail > t->stats.ring_in_hwm)
+		t->stats.ring_in_hwm = n + avail;
+	xio_task_count_in(t, h->pkts, n);
 	h->head = 0;
 	h->n = (uint16_t)n;
 	return n;
 }
 
-static void xio_work_poll(struct xio_task *t)
+static bool xio_work_poll(struct xio_task *t)
 {
 	struct xio_held *h = &t->held;
 
-	if (h->n == 0) {
-		if (xio_task_dequeue_burst(t) == 0)
-			return;
-		h->n = xio_mbuf_process_burst(&t->q->mctx, h->pkts, h->n);
-		if (h->n == 0)
-			return;
-	}
-	xio_task_enqueue_held(t);
+	if (h->n != 0)
+		return xio_task_enqueue_held(t) != 0;
+	if (xio_task_dequeue_burst(t) == 0)
+		return false;
+	h->n = xio_mbuf_process_burst(&t->q->mctx, h->pkts, h->n);
+	if (h->n != 0)
+		xio_task_enqueue_held(t);
+	return true;
 }
 
-static void xio_tx_poll(struct xio_task *t)
+static bool xio_tx_poll(struct xio_task *t)
 {
-	if (t->held.n == 0 && xio_task_dequeue_burst(t) == 0)
-		return;
+	if (t->held.n != 0)
+		return xio_task_tx_held(t) != 0;
+	if (xio_task_dequeue_burst(t) == 0)
+		return false;
 	xio_task_tx_held(t);
+	return true;
 }
 
 /* The lcores of --stage-lcores, or round-robin over the worker lcores. */
@@ -130,7 +136,7 @@ static int xio_pipeline_rings(struct xio_queue *q, uint32_t size)
 
 int xio_pipeline_plan(struct xio_dp *dp)
 {
-	static void (*const polls[3])(struct xio_task *) = { xio_rx_poll, xio_work_poll,
+	static bool (*const polls[3])(struct xio_task *) = { xio_rx_poll, xio_work_poll,
 							      xio_tx_poll };
 	unsigned ids[3 * XIO_MAX_QUEUES];
 

@@ -9,21 +9,21 @@
 #include "xio_log.h"
 #include "xio_worker.h"
 
-static void xio_rtc_poll(struct xio_task *t)
+static bool xio_rtc_poll(struct xio_task *t)
 {
 	struct xio_queue *q = t->q;
 	struct xio_held *h = &t->held;
 
-	if (h->n == 0) {
-		if (xio_task_rx_burst(t) == 0)
-			return;
-		h->n = xio_mbuf_process_burst(&q->mctx, h->pkts, h->n);
-		if (h->n == 0)
-			return;
-	} else {
+	if (h->n != 0) {
 		xio_queue_mark_rx(q);
+		return xio_task_tx_held(t) != 0;
 	}
-	xio_task_tx_held(t);
+	if (xio_task_rx_burst(t) == 0)
+		return false;
+	h->n = xio_mbuf_process_burst(&q->mctx, h->pkts, h->n);
+	if (h->n != 0)
+		xio_task_tx_held(t);
+	return true;
 }
 
 int xio_rtc_plan(struct xio_dp *dp)

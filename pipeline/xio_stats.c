@@ -13,7 +13,7 @@ static double xio_rate(uint64_t n, double dt)
 }
 
 void xio_stats_line(FILE *out, double t, const struct xio_counters *now,
-		    const struct xio_counters *prev, double dt)
+		    const struct xio_counters *prev, double dt, const char *tail)
 {
 	uint64_t rx = now->rx_packets - prev->rx_packets;
 	uint64_t tx = now->tx_packets - prev->tx_packets;
@@ -24,11 +24,11 @@ void xio_stats_line(FILE *out, double t, const struct xio_counters *now,
 	fprintf(out,
 		"xio: t=%.1fs in %.3f Mpps %.3f Gbit/s | out %.3f Mpps %.3f Gbit/s | "
 		"narrowed %" PRIu64 " (%" PRIu64 " tokens, %" PRIu64 " payload bytes saved) | "
-		"dropped %" PRIu64 " | total rx %" PRIu64 " tx %" PRIu64 " dropped %" PRIu64 "\n",
+		"dropped %" PRIu64 " | total rx %" PRIu64 " tx %" PRIu64 " dropped %" PRIu64 "%s\n",
 		t, xio_rate(rx, dt) / 1e6, xio_rate(bin * 8, dt) / 1e9, xio_rate(tx, dt) / 1e6,
 		xio_rate(bout * 8, dt) / 1e9, now->narrowed_packets - prev->narrowed_packets,
 		tokens, 2 * tokens, now->dropped_packets - prev->dropped_packets, now->rx_packets,
-		now->tx_packets, now->dropped_packets);
+		now->tx_packets, now->dropped_packets, tail != NULL ? tail : "");
 	fflush(out);
 }
 

@@ -11,9 +11,10 @@
 #include "xio_counters.h"
 
 /* One line for the interval of dt seconds between prev and now, t seconds
- * into the run. */
+ * into the run, with tail (the driver's own figures, may be NULL) at the
+ * end. It starts "xio: t=" and has "| out N Mpps": scripts parse both. */
 void xio_stats_line(FILE *out, double t, const struct xio_counters *now,
-		    const struct xio_counters *prev, double dt);
+		    const struct xio_counters *prev, double dt, const char *tail);
 
 /* The totals of a finished run, one line. */
 void xio_stats_summary(FILE *out, const struct xio_counters *c, double elapsed_s);

@@ -2,6 +2,8 @@
  * xio_worker.c: the worker lcore loop and what every task shares: passing
  * held mbufs on to a ring or a TX queue, the drain and the counters' sum.
  */
+#include <string.h>
+
 #include <rte_branch_prediction.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
@@ -16,31 +18,63 @@ void xio_dp_assign(struct xio_dp *dp, struct xio_task *t, unsigned lcore)
 	struct xio_lcore *l = &dp->lcores[lcore];
 
 	t->lcore = lcore;
+	l->dp = dp;
 	l->tasks[l->ntasks++] = t;
+}
+
+/* Opens this lcore's hardware counters; the first lcore that cannot says
+ * why, once, for the whole run. */
+static void xio_lcore_hw_open(struct xio_lcore *l)
+{
+	struct xio_dp *dp = l->dp;
+	char why[sizeof(dp->hw_why)];
+
+	if (xio_hw_open(&l->hw, why, sizeof(why)) == 0) {
+		xio_hw_start(&l->hw);
+		return;
+	}
+	if (__atomic_exchange_n(&dp->hw_failed, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	memcpy(dp->hw_why, why, sizeof(why));
+	XIO_LOG(NOTICE, "no hardware counters (%s): the stats JSON says so, forwarding goes on",
+		why);
 }
 
 int xio_lcore_main(void *arg)
 {
 	struct xio_lcore *l = arg;
 	unsigned left = l->ntasks;
+	uint64_t prev, now;
 
+	xio_lcore_hw_open(l);
+	prev = rte_rdtsc();
+	__atomic_store_n(&l->start_tsc, prev, __ATOMIC_RELAXED);
 	while (left != 0) {
 		left = 0;
 		for (unsigned i = 0; i < l->ntasks; i++) {
 			struct xio_task *t = l->tasks[i];
+			bool busy;
 
 			if (t->done)
 				continue;
-			t->poll(t);
+			busy = t->poll(t);
+			now = rte_rdtsc();
+			if (busy)
+				t->stats.busy_cycles += now - prev;
+			prev = now;
 			left += !t->done;
 		}
 	}
+	__atomic_store_n(&l->end_tsc, prev, __ATOMIC_RELAXED);
+	xio_hw_stop(&l->hw);
+	xio_hw_close(&l->hw);
 	return 0;
 }
 
-static void xio_task_abandon_held(struct xio_task *t)
+static unsigned xio_task_abandon_held(struct xio_task *t)
 {
 	struct xio_held *h = &t->held;
+	unsigned n = h->n;
 
 	for (uint16_t i = 0; i < h->n; i++)
 		t->stats.abandoned_bytes += h->pkts[h->head + i]->pkt_len;
@@ -48,35 +82,39 @@ static void xio_task_abandon_held(struct xio_task *t)
 	rte_pktmbuf_free_bulk(&h->pkts[h->head], h->n);
 	h->head = 0;
 	h->n = 0;
+	return n;
 }
 
-void xio_task_tx_held(struct xio_task *t)
+unsigned xio_task_tx_held(struct xio_task *t)
 {
 	struct xio_held *h = &t->held;
 	struct xio_queue *q = t->q;
 	uint16_t k;
 
-	if (unlikely(__atomic_load_n(&q->dp->abandon, __ATOMIC_RELAXED))) {
-		xio_task_abandon_held(t);
-		return;
-	}
+	if (unlikely(__atomic_load_n(&q->dp->abandon, __ATOMIC_RELAXED)))
+		return xio_task_abandon_held(t);
 	k = rte_eth_tx_burst(q->tx_port, q->qid, &h->pkts[h->head], h->n);
 	h->head += k;
 	h->n -= k;
 	if (h->n == 0)
 		h->head = 0;
+	return k;
 }
 
-void xio_task_enqueue_held(struct xio_task *t)
+unsigned xio_task_enqueue_held(struct xio_task *t)
 {
 	struct xio_held *h = &t->held;
-	unsigned k;
+	unsigned k, free_space, used;
 
-	k = rte_ring_sp_enqueue_burst(t->out, (void **)&h->pkts[h->head], h->n, NULL);
+	k = rte_ring_sp_enqueue_burst(t->out, (void **)&h->pkts[h->head], h->n, &free_space);
+	used = rte_ring_get_capacity(t->out) - free_space;
+	if (used > t->stats.ring_out_hwm)
+		t->stats.ring_out_hwm = used;
 	h->head += k;
 	h->n -= k;
 	if (h->n == 0)
 		h->head = 0;
+	return k;
 }
 
 bool xio_dp_all_done(const struct xio_dp *dp)

@@ -6,6 +6,13 @@
  * joined by single-producer/single-consumer rings. A task never blocks: what
  * it cannot pass on yet (full ring, partial TX) it holds and retries first,
  * and it takes no new input meanwhile (backpressure).
+ *
+ * Counters: each task's xio_task_stats lives in the task's own cache lines
+ * and each lcore's timing and hardware counters in its xio_lcore, written
+ * only by the lcore that polls them, without atomics; readers (the main
+ * lcore, telemetry) load them relaxed. Per burst: a sum of pkt_len, a
+ * histogram bucket, a ring occupancy from the ring call's own return
+ * values, and one rte_rdtsc() after each poll (xio_lcore_main).
  */
 #ifndef XIO_WORKER_H
 #define XIO_WORKER_H
@@ -21,6 +28,7 @@
 
 #include "xio_config.h"
 #include "xio_counters.h"
+#include "xio_hwcounters.h"
 #include "xio_mbuf.h"
 
 /* After a stop, how long the tasks may take to pass on what they hold
@@ -36,19 +44,33 @@ struct xio_held {
 	struct rte_mbuf *pkts[XIO_MAX_BURST];
 };
 
+/* Burst fill histogram: bucket b counts the bursts of 2^b to 2^(b+1) - 1
+ * frames (1, 2-3, 4-7, ..., 256-511, 512). */
+#define XIO_BURST_BUCKETS 10
+
+static inline unsigned xio_burst_bucket(unsigned n)
+{
+	return 31u - (unsigned)__builtin_clz(n); /* n in 1..XIO_MAX_BURST */
+}
+
 /* Per task, written only by the lcore that polls it. */
 struct xio_task_stats {
 	uint64_t packets;         /* mbufs taken in (rx, dequeue) */
+	uint64_t bytes;           /* their pkt_len */
 	uint64_t bursts;          /* polls that took packets in */
 	uint64_t empty_polls;     /* polls that found nothing */
+	uint64_t busy_cycles;     /* TSC cycles of the polls that moved frames */
+	uint64_t burst_hist[XIO_BURST_BUCKETS];
 	uint64_t abandoned;       /* tx: freed unsent after the drain timeout */
 	uint64_t abandoned_bytes;
+	uint32_t ring_in_hwm;     /* most entries seen in t->in at a dequeue */
+	uint32_t ring_out_hwm;    /* most entries seen in t->out after an enqueue */
 };
 
 struct xio_queue;
 
 struct xio_task {
-	void (*poll)(struct xio_task *t);
+	bool (*poll)(struct xio_task *t); /* true when it moved frames */
 	struct xio_queue *q;
 	const struct xio_task *upstream; /* the task that fills in */
 	struct rte_ring *in;             /* pipeline mode */
@@ -77,10 +99,16 @@ struct xio_queue {
 	struct xio_counters counters;    /* the processing task's */
 } __rte_cache_aligned;
 
+/* A worker lcore: its tasks, and what only it writes: when its loop ran
+ * (TSC; end_tsc 0 while running) and its hardware counters. */
 struct xio_lcore {
+	struct xio_dp *dp;
 	unsigned ntasks;
 	struct xio_task *tasks[3 * XIO_MAX_QUEUES];
-};
+	uint64_t start_tsc;
+	uint64_t end_tsc;
+	struct xio_hwcounters hw;
+} __rte_cache_aligned;
 
 /* The whole run: queues, lcore plan and the stop flags the main lcore sets. */
 struct xio_dp {
@@ -89,6 +117,9 @@ struct xio_dp {
 	struct xio_queue *q[XIO_MAX_QUEUES];
 	int quit;    /* stop receiving, pass on what is held, finish */
 	int abandon; /* drain timed out: TX frees what it cannot send */
+	uint64_t start_tsc;
+	int hw_failed;      /* an lcore could not open its hardware counters */
+	char hw_why[128];   /* why, written by the first lcore that failed */
 	struct xio_lcore lcores[RTE_MAX_LCORE];
 };
 
@@ -114,6 +145,20 @@ static inline void xio_queue_mark_rx(struct xio_queue *q)
 	__atomic_store_n(&q->last_rx_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
 }
 
+/* Counts a burst of n (>= 1) frames taken in. */
+static inline void xio_task_count_in(struct xio_task *t, struct rte_mbuf *const *pkts, unsigned n)
+{
+	struct xio_task_stats *s = &t->stats;
+	uint64_t bytes = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		bytes += pkts[i]->pkt_len;
+	s->packets += n;
+	s->bytes += bytes;
+	s->bursts++;
+	s->burst_hist[xio_burst_bucket(n)]++;
+}
+
 /* Receives a burst into t->held, which must be empty, and counts it.
  * Returns how many frames came: 0 when none did, or when the run is
  * stopping (the task then finishes). */
@@ -133,8 +178,7 @@ static inline uint16_t xio_task_rx_burst(struct xio_task *t)
 		return 0;
 	}
 	xio_queue_mark_rx(q);
-	t->stats.bursts++;
-	t->stats.packets += n;
+	xio_task_count_in(t, h->pkts, n);
 	h->head = 0;
 	h->n = n;
 	return n;
@@ -143,16 +187,18 @@ static inline uint16_t xio_task_rx_burst(struct xio_task *t)
 /* Puts task t on lcore id's poll list. */
 void xio_dp_assign(struct xio_dp *dp, struct xio_task *t, unsigned lcore);
 
-/* Worker lcore body (rte_eal_remote_launch): polls its tasks until all are
- * done. */
+/* Worker lcore body (rte_eal_remote_launch): opens its hardware counters,
+ * polls its tasks until all are done (busy cycles to the task whose poll
+ * moved frames), reads the counters. */
 int xio_lcore_main(void *arg);
 
 /* Transmits what t holds on its queue's TX port (what the queue takes now);
- * after the drain timeout, frees and counts it instead. */
-void xio_task_tx_held(struct xio_task *t);
+ * after the drain timeout, frees and counts it instead. Returns how many
+ * frames left t. */
+unsigned xio_task_tx_held(struct xio_task *t);
 
-/* Enqueues what t holds on t->out (what fits now). */
-void xio_task_enqueue_held(struct xio_task *t);
+/* Enqueues what t holds on t->out (what fits now). Returns how many. */
+unsigned xio_task_enqueue_held(struct xio_task *t);
 
 /* True when every task of the run is done. */
 bool xio_dp_all_done(const struct xio_dp *dp);
