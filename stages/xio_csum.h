@@ -13,15 +13,16 @@
  * is padded with zero). The result is unfolded: pass it to xio_csum_fold. */
 uint64_t xio_csum_add(uint64_t sum, const uint8_t *buf, size_t len);
 
-/* Folds a partial sum to 16 bits with end-around carry (not inverted). */
+/* Folds a partial sum to 16 bits with end-around carry (not inverted):
+ * 64 to 32 bits with the carry added back, then twice 32 to 16. */
 static inline uint16_t xio_csum_fold(uint64_t sum)
 {
-	sum = (sum & 0xffffffffu) + (sum >> 32);
-	sum = (sum & 0xffffffffu) + (sum >> 32);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
+	uint32_t hi = (uint32_t)(sum >> 32), s = (uint32_t)sum + hi;
+
+	s += s < hi; /* cannot carry again: s < 2^32 - 1 after a carry */
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
 }
 
 /* Adds n32 host-order 32-bit words at buf (no alignment needed) to acc:
@@ -65,12 +66,24 @@ static inline uint64_t xio_csum_from_host(uint64_t acc)
  * (computed with that field taken as zero). */
 uint16_t xio_ipv4_hdr_csum(const uint8_t *ip, size_t ihl_bytes);
 
-/* RFC 1624 eqn. 3: the checksum field after a 16-bit word of the covered
- * data changed from old_word to new_word. */
+/* RFC 1624 eqn. 3, ~(~HC + ~m + m'), over any number of changed 16-bit
+ * words: xio_csum_diff16 of each change summed, then applied once (one
+ * fold for all of them). */
+static inline uint64_t xio_csum_diff16(uint16_t old_word, uint16_t new_word)
+{
+	return (uint64_t)(uint16_t)~old_word + new_word;
+}
+
+static inline uint16_t xio_csum_apply(uint16_t csum, uint64_t diff)
+{
+	return (uint16_t)~xio_csum_fold((uint16_t)~csum + diff);
+}
+
+/* The checksum field after one 16-bit word of the covered data changed
+ * from old_word to new_word. */
 static inline uint16_t xio_csum_update16(uint16_t csum, uint16_t old_word, uint16_t new_word)
 {
-	uint32_t s = (uint16_t)~csum + (uint32_t)(uint16_t)~old_word + new_word;
-	return (uint16_t)~xio_csum_fold(s);
+	return xio_csum_apply(csum, xio_csum_diff16(old_word, new_word));
 }
 
 #endif /* XIO_CSUM_H */

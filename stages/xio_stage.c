@@ -141,15 +141,19 @@ static int udp_csum_ok(const struct xio_frame *f, const uint8_t *h, const struct
 static int udp_csum_ok_narrowed(const struct xio_frame *f, const uint8_t *h,
 				const struct xio_parsed *p, size_t k, uint64_t tsum)
 {
-	uint32_t run = p->payload - p->l4, done = p->payload + 4 * (uint32_t)k;
-	uint64_t host = pseudo_sum_host(h, p, p->udp_len) + tsum;
-	uint64_t sum = xio_frame_csum(f, done, 4 * (p->ntok - (uint32_t)k), 0);
+	uint32_t run = p->payload - p->l4;
+	uint64_t sum = pseudo_sum_host(h, p, p->udp_len) + tsum, rest = 0;
 
+	if (k < p->ntok)
+		rest = xio_frame_csum(f, p->payload + 4 * (uint32_t)k,
+				      4 * (p->ntok - (uint32_t)k), 0);
 	if (p->payload <= p->hlen) /* whole words: 8 + hdr_len, a multiple of 4 */
-		host = xio_csum_add32(host, h + p->l4, run / 4);
+		sum = xio_csum_add32(sum, h + p->l4, run / 4);
 	else
-		sum = xio_frame_csum(f, p->l4, run, sum);
-	return xio_csum_fold(sum + xio_csum_from_host(host)) == 0xffff;
+		rest = xio_frame_csum(f, p->l4, run, rest);
+	/* rest is in network order: one swap brings it to host order too;
+	 * all ones reads the same in both */
+	return xio_csum_fold(sum + xio_csum_from_host(rest)) == 0xffff;
 }
 
 static int ip_csum_ok(const uint8_t *h, const struct xio_parsed *p,
@@ -282,11 +286,12 @@ static void rewrite(struct xio_frame *f, uint8_t *h, int h_is_copy, const struct
 				xio_frame_csum(f, p->l4, new_udp_len, xio_csum_from_host(pseudo_sum_host(h, p, new_udp_len))));
 		} else {
 			/* the length stands twice: pseudo-header and UDP header */
-			csum = xio_csum_update16(csum, (uint16_t)p->udp_len, new_udp_len);
-			csum = xio_csum_update16(csum, (uint16_t)p->udp_len, new_udp_len);
-			csum = xio_csum_update16(csum, old_word, new_word);
-			csum = xio_csum_update16(csum, (uint16_t)(old_crc >> 16), (uint16_t)(new_crc >> 16));
-			csum = xio_csum_update16(csum, (uint16_t)old_crc, (uint16_t)new_crc);
+			uint64_t diff = 2 * xio_csum_diff16((uint16_t)p->udp_len, new_udp_len);
+
+			diff += xio_csum_diff16(old_word, new_word);
+			diff += xio_csum_diff16((uint16_t)(old_crc >> 16), (uint16_t)(new_crc >> 16));
+			diff += xio_csum_diff16((uint16_t)old_crc, (uint16_t)new_crc);
+			csum = xio_csum_apply(csum, diff);
 		}
 		xio_put_be16(udp + 6, csum == 0 ? 0xffff : csum);
 	}

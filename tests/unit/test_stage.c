@@ -14,6 +14,7 @@
 #include "xio_crc.h"
 #include "xio_csum.h"
 #include "xio_stage.h"
+#include "xio_unit.h"
 
 #define CAP 16384
 
@@ -365,6 +366,57 @@ static void test_out_of_range_policies(void)
 	}
 }
 
+/* Rule 8 settled by the narrowing pass (the kernels sum the tokens as they
+ * narrow): a wrong UDP checksum found after some or all tokens were narrowed
+ * in place still leaves the frame byte-identical (or dropped), whatever else
+ * is wrong with it further down the rules, wherever the damage is. */
+static void test_udp_csum_after_narrowing(void)
+{
+	static const uint32_t counts[] = { 1, 16, 17, 70, 364 };
+	struct xio_build_spec s;
+	struct xio_stage_cfg cfg = cfg_default(), drop = cfg_default();
+	unsigned c, at, crc;
+
+	drop.drop_invalid = true;
+	xio_build_spec_default(&s);
+	for (crc = 0; crc < 2; crc++) {
+		s.flags = crc ? XIO_F_HAS_CRC : 0;
+		for (c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+			uint32_t n = counts[c];
+
+			for (at = 0; at < n; at += n / 3 + 1) {
+				uint32_t len, bad;
+
+				/* one token's low byte changed, still in range */
+				spec_tokens(&s, n, (int32_t)at);
+				len = build(&s);
+				frame[lay.payload_off + 4 * at] ^= 0x5a;
+				memcpy(orig, frame, len);
+				run(&cfg, len, XIO_R_BAD_UDP_CSUM, XIO_ACT_FORWARD);
+				run(&drop, len, XIO_R_BAD_UDP_CSUM, XIO_ACT_DROP);
+
+				/* and a token out of range after (or at) it: the pass
+				 * stops there and the rest is summed unnarrowed */
+				bad = (at + n / 2) % n;
+				toks[bad] = 70000 + (int32_t)at;
+				len = build(&s);
+				frame[lay.payload_off + 4 * at] ^= 0x01;
+				memcpy(orig, frame, len);
+				run(&cfg, len, XIO_R_BAD_UDP_CSUM, XIO_ACT_FORWARD);
+				run(&drop, len, XIO_R_BAD_UDP_CSUM, XIO_ACT_DROP);
+
+				/* the damage in the XIO header instead: rule 8 still
+				 * outranks a wrong CRC (16) */
+				spec_tokens(&s, n, (int32_t)at);
+				len = build(&s);
+				frame[lay.xio_off + XIO_OFF_PAYLOAD_CRC + 3] ^= 0x10;
+				memcpy(orig, frame, len);
+				run(&cfg, len, XIO_R_BAD_UDP_CSUM, XIO_ACT_FORWARD);
+			}
+		}
+	}
+}
+
 static void test_narrowed_shapes(void)
 {
 	static const uint32_t counts[] = { 0, 1, 2, 3, 15, 16, 17, 364, 2232 };
@@ -477,6 +529,24 @@ static void test_checksum_helpers(void)
 		c1 = (uint16_t)~xio_csum_fold(xio_csum_add(0, buf, 300));
 		CU_ASSERT_EQUAL(c0 == 0xffff ? 0 : c0, c1 == 0xffff ? 0 : c1);
 	}
+	/* the fold against end-around carry done 16 bits at a time */
+	{
+		static const uint64_t edge[] = { 0, 1, 0xffff, 0x10000, 0x1fffe, 0xffffffffu,
+						 0x100000000ull, 0xffffffffffffffffull,
+						 0xffffffff00000001ull, 0x0000ffff0000ffffull };
+		uint64_t x = 0x9e3779b97f4a7c15ull;
+
+		for (i = 0; i < 10 + 2000; i++) {
+			uint64_t v = i < 10 ? edge[i] : (x = x * 6364136223846793005ull + 1), r = v;
+
+			while (r >> 16)
+				r = (r & 0xffff) + (r >> 16);
+			if (!XIO_CHECK(xio_csum_fold(v) == r, "fold(%llx) = %x, want %llx",
+				       (unsigned long long)v, xio_csum_fold(v),
+				       (unsigned long long)r))
+				break;
+		}
+	}
 }
 
 int main(void)
@@ -494,6 +564,7 @@ int main(void)
 	CU_add_test(s, "rules 11-14: not_reply, already_narrow, dtype/flags", test_not_for_narrowing);
 	CU_add_test(s, "rules 15-16: bad_length, bad_crc", test_bad_length_and_crc);
 	CU_add_test(s, "rule 17: out_of_range under keep, drop, saturate", test_out_of_range_policies);
+	CU_add_test(s, "rule 8 settled by the narrowing pass", test_udp_csum_after_narrowing);
 	CU_add_test(s, "rule 18: narrowed frames of every shape", test_narrowed_shapes);
 	CU_add_test(s, "computed UDP checksum 0 is sent as 0xFFFF", test_udp_csum_zero_is_ffff);
 	CU_add_test(s, "CRC32C check values and chaining", test_crc32c);
