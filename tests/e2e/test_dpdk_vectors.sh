@@ -18,6 +18,8 @@
 #      counts; --duration; --stats-interval lines;
 #  (e) --list-ports, a missing EAL, bad option values, a port that does not
 #      exist, and the build without DPDK: one clear line, non-zero exit.
+# Every run's per-stage, per-lcore and hardware blocks are checked against
+# its captures and totals too (tests/e2e/counters_check.py).
 set -u
 BUILD=${BUILD:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -70,6 +72,19 @@ print("\n".join(bad))
 sys.exit(1 if bad else 0)
 EOF
 	if [ $? -eq 0 ]; then ok; else bad "$3: stats JSON"; show "$T/jsondiff"; fi
+}
+
+# counters JSON DESC [--in CAP]... [--out CAP]... [-- OPTIONS...]: the stats
+# JSON's stages, lcores and hardware blocks agree with the captures of each
+# queue and with its totals.
+counters() {
+	local json=$1 desc=$2
+	shift 2
+	if python3 "$ROOT/tests/e2e/counters_check.py" "$json" "$@" >"$T/cdiff" 2>&1; then
+		ok
+	else
+		bad "$desc: per-stage counters"; show "$T/cdiff"
+	fi
 }
 
 # json_expr JSON PYEXPR DESC [NF]: PYEXPR (over j, the stats JSON, and nf,
@@ -128,6 +143,8 @@ vector() {
 	ok
 	pcap_check "$T/out.pcap" "$dir/expected.pcap" "$desc"
 	json_check "$T/out.json" "$dir/expected.json" "$desc"
+	# shellcheck disable=SC2086
+	counters "$T/out.json" "$desc" --in "$dir/in.pcap" --out "$T/out.pcap" -- $args "${opts[@]}"
 }
 
 # --- (a) every conformance vector, both modes ---------------------------
@@ -186,6 +203,8 @@ EOF
 			pcap_check "$T/q0.pcap" "$k1/expected.pcap" "2 queues $mode: queue 0"
 			pcap_check "$T/q1.pcap" "$k2/expected.pcap" "2 queues $mode: queue 1"
 			json_check "$T/q.json" "$T/sum.json" "2 queues $mode"
+			counters "$T/q.json" "2 queues $mode" --in "$k1/in.pcap" --in "$k2/in.pcap" \
+				--out "$T/q0.pcap" --out "$T/q1.pcap"
 		else
 			bad "2 queues $mode: exit status"; show "$T/log"
 		fi
@@ -208,6 +227,7 @@ if [ -d "$k1" ]; then
 			ok
 			pcap_check "$T/o.pcap" "$k1/expected.pcap" "port 0 -> port 1 $mode"
 			json_check "$T/o.json" "$k1/expected.json" "port 0 -> port 1 $mode"
+			counters "$T/o.json" "port 0 -> port 1 $mode" --in "$k1/in.pcap" --out "$T/o.pcap"
 		else
 			bad "port 0 -> port 1 $mode: exit status"; show "$T/log"
 		fi
@@ -243,6 +263,7 @@ gen_case() {
 		if [ "$want" = - ] || [ "$rc" -eq "$want" ]; then ok; else bad "$desc $mode: xio-verify exit $rc, expected $want"; show "$T/vlog"; fi
 		json_expr "$T/g.json" "j['rx_packets'] == nf and $expr" "$desc $mode" "$nf"
 		json_expr "$T/g.json" 'j["rx_packets"] == j["tx_packets"] + j["dropped_packets"] and j["leaked_mbufs"] == 0' "$desc $mode accounting"
+		counters "$T/g.json" "$desc $mode" --in "$T/gen.pcap" --out "$T/gout.pcap" -- "${p[@]}"
 	done
 }
 
@@ -288,6 +309,7 @@ if [ -d "$m" ]; then
 		if [ "$rc" -eq 0 ]; then ok; else bad "SIGTERM $mode: exit $rc"; show "$T/log"; fi
 		json_expr "$T/term.json" 'j["rx_packets"] > 0 and j["rx_packets"] == j["tx_packets"] + j["dropped_packets"] and j["leaked_mbufs"] == 0 and j["tokens_saturated"] == 0' "SIGTERM $mode"
 		grep -q "stopping (signal)" "$T/log" && ok || { bad "SIGTERM $mode: no stop line"; show "$T/log"; }
+		counters "$T/term.json" "SIGTERM $mode"
 	done
 	# A TX that stops taking frames (net_ring0: a ring nobody reads): the
 	# drain gives up after its timeout, frees what is left and counts it
@@ -304,6 +326,7 @@ if [ -d "$m" ]; then
 		if [ "$rc" -eq 0 ]; then ok; else bad "stuck TX $mode: exit $rc"; show "$T/log"; fi
 		grep -q "drain timed out" "$T/log" && ok || { bad "stuck TX $mode: no timeout line"; show "$T/log"; }
 		json_expr "$T/stuck.json" 'j["dropped_packets"] > 0 and j["dropped_packets"] == sum(s["abandoned"] for s in j["stages"]) and j["rx_packets"] == j["tx_packets"] + j["dropped_packets"]' "stuck TX $mode"
+		counters "$T/stuck.json" "stuck TX $mode"
 	done
 	if xp "$T/log" "${EAL[@]}" -m 256 --vdev "net_pcap0,rx_pcap=$m/in.pcap,infinite_rx=1" --vdev net_null0 \
 		-- --tx-port 1 --mode pipeline --mbuf-size 9216 --duration 1.5 --stats-interval 0.5 --stats-json "$T/d.json"; then
@@ -315,6 +338,10 @@ if [ -d "$m" ]; then
 	n=$(grep -c '^xio: t=' "$T/log")
 	[ "$n" -ge 1 ] && ok || { bad "--stats-interval: $n stats lines"; show "$T/log"; }
 	json_expr "$T/d.json" 'j["rx_packets"] > 400 and j["rx_packets"] == j["tx_packets"] + j["dropped_packets"] and j["elapsed_s"] > 0 and j["leaked_mbufs"] == 0' "--duration counters"
+	counters "$T/d.json" "--duration"
+	# The stats line: what scripts/bench parses, and cycles per packet per stage.
+	grep -Eq '^xio: t=[0-9.]+s .*\| out [0-9.]+ Mpps .*\| cycles/pkt q0_rx [0-9-]+ q0_work [0-9-]+ q0_tx [0-9-]+$' "$T/log" &&
+		ok || { bad "--stats-interval: line format"; show "$T/log"; }
 fi
 
 # --- (e) command line, EAL and port errors; the build without DPDK ------

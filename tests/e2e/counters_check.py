@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Checks the per-stage, per-lcore and hardware blocks of an xio-pipeline
+DPDK stats JSON against the run's captures and against the totals of the
+same JSON. Exact where the run is deterministic (a finite capture per
+queue); no timing is asserted.
+
+  counters_check.py JSON --in Q0.pcap [--in Q1.pcap] [--out Q0.out ...]
+                    [-- PIPELINE-OPTIONS...]
+
+--in: the capture each RX queue read (queue order); --out: the capture
+each queue's frames were written to (omit for a TX that keeps nothing).
+The pipeline options after -- (--overflow, --drop-invalid, --burst,
+--ring-size) say which reasons are dropped and bound the bursts and rings.
+Prints what does not hold and exits 1, or exits 0.
+"""
+import argparse
+import json
+import struct
+import sys
+
+# The spec's invalid XIO reasons (dropped by --drop-invalid).
+INVALID = {"bad_length", "bad_ip_csum", "bad_udp_csum", "bad_header", "unsupported", "bad_crc"}
+BUCKETS = [("1", 1, 1), ("2_3", 2, 3), ("4_7", 4, 7), ("8_15", 8, 15), ("16_31", 16, 31),
+           ("32_63", 32, 63), ("64_127", 64, 127), ("128_255", 128, 255),
+           ("256_511", 256, 511), ("512", 512, 512)]
+HW_EVENTS = ["cycles", "instructions", "cache_misses", "branch_misses"]
+
+
+def frame_lengths(path):
+    """Captured length of every frame of a classic pcap (either byte order)."""
+    d = open(path, "rb").read()
+    e = "<" if d[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+    off, lens = 24, []
+    while off + 16 <= len(d):
+        n = struct.unpack(e + "I", d[off + 8:off + 12])[0]
+        lens.append(n)
+        off += 16 + n
+    return lens
+
+
+def pipeline_options(argv):
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("--overflow", default="keep")
+    p.add_argument("--drop-invalid", action="store_true")
+    p.add_argument("--burst", type=int, default=32)
+    p.add_argument("--ring-size", type=int, default=1024)
+    opts, _ = p.parse_known_args(argv)
+    return opts
+
+
+def check(j, ins, outs, opts):
+    bad = []
+
+    def want(cond, msg):
+        if not cond:
+            bad.append(msg)
+
+    stages = j["stages"]
+    by_queue = {}
+    for s in stages:
+        by_queue.setdefault(s["queue"], {})[s["stage"]] = s
+    want(len(by_queue) == j["rx_queues"], f"{len(by_queue)} queues in stages, rx_queues {j['rx_queues']}")
+    dropped_reasons = set()
+    if opts.drop_invalid:
+        dropped_reasons |= INVALID
+    if opts.overflow == "drop":
+        dropped_reasons.add("out_of_range")
+
+    totals = {"in": 0, "out": 0, "frames": 0}
+    drops = {r: 0 for r in j["reasons"]}
+    for q, st in sorted(by_queue.items()):
+        first = st.get("rtc") or st.get("rx")
+        proc = st.get("rtc") or st.get("work")
+        last = st.get("rtc") or st.get("tx")
+        want(first is not None and proc is not None and last is not None, f"queue {q}: stages {sorted(st)}")
+        if bad:
+            return bad
+        if q < len(ins):
+            lens = frame_lengths(ins[q])
+            for s in {id(x): x for x in (first, proc)}.values():
+                want(s["packets"] == len(lens), f"{s['name']}: packets {s['packets']}, capture has {len(lens)} frames")
+                want(s["bytes"] == sum(lens), f"{s['name']}: bytes {s['bytes']}, capture has {sum(lens)}")
+        if q < len(outs):
+            lens = frame_lengths(outs[q])
+            totals["out"] += sum(lens)
+            totals["frames"] += len(lens)
+            if "tx" in st:
+                want(st["tx"]["packets"] == len(lens) + st["tx"]["abandoned"],
+                     f"{st['tx']['name']}: packets {st['tx']['packets']}, output has {len(lens)} frames")
+                want(st["tx"]["abandoned"] or st["tx"]["bytes"] == sum(lens),
+                     f"{st['tx']['name']}: bytes {st['tx']['bytes']}, output has {sum(lens)}")
+        totals["in"] += proc["bytes"]
+        for r, n in proc["drops"].items():
+            if r != "abandoned":
+                drops[r] += n
+        if "tx" in st:
+            want(st["work"]["packets"] - sum(n for r, n in st["work"]["drops"].items() if r != "abandoned")
+                 == st["tx"]["packets"], f"queue {q}: work passed on {st['work']['packets']} minus drops, tx took {st['tx']['packets']}")
+            want(st["rx"]["packets"] == st["work"]["packets"], f"queue {q}: rx {st['rx']['packets']}, work {st['work']['packets']}")
+
+    want(totals["in"] == j["bytes_in"], f"stage bytes {totals['in']}, bytes_in {j['bytes_in']}")
+    if outs:
+        want(totals["out"] == j["bytes_out"], f"output captures have {totals['out']} bytes, bytes_out {j['bytes_out']}")
+        want(totals["frames"] == j["tx_packets"], f"output captures have {totals['frames']} frames, tx_packets {j['tx_packets']}")
+    for r, n in drops.items():
+        exp = j["reasons"][r] if r in dropped_reasons else 0
+        want(n == exp, f"drops {r}: {n}, expected {exp} (reasons {j['reasons'][r]})")
+    abandoned = sum(s["abandoned"] for s in stages)
+    want(sum(drops.values()) + abandoned == j["dropped_packets"],
+         f"drops {sum(drops.values())} + abandoned {abandoned} != dropped_packets {j['dropped_packets']}")
+
+    for s in stages:
+        name = s["name"]
+        h = s["burst_histogram"]
+        want([b[0] for b in BUCKETS] == list(h), f"{name}: histogram buckets {list(h)}")
+        want(sum(h.values()) == s["bursts"], f"{name}: histogram sums to {sum(h.values())}, bursts {s['bursts']}")
+        lo = sum(h[b] * a for b, a, _ in BUCKETS)
+        hi = sum(h[b] * z for b, _, z in BUCKETS)
+        want(lo <= s["packets"] <= hi, f"{name}: {s['packets']} packets outside the histogram's {lo}..{hi}")
+        want(all(h[b] == 0 for b, a, _ in BUCKETS if a > opts.burst), f"{name}: bursts over --burst {opts.burst}")
+        want(s["drops"]["abandoned"] == s["abandoned"], f"{name}: drops.abandoned")
+        if s["packets"]:
+            want(s["busy_cycles"] > 0, f"{name}: busy_cycles 0 with packets")
+            want(abs(s["cycles_per_packet"] - s["busy_cycles"] / s["packets"]) < 0.01,
+                 f"{name}: cycles_per_packet {s['cycles_per_packet']}")
+        else:
+            want(s["bursts"] == 0 and s["bytes"] == 0, f"{name}: bursts or bytes without packets")
+        for ring, used in (("ring_in", s["stage"] in ("work", "tx")), ("ring_out", s["stage"] in ("rx", "work"))):
+            if not used:
+                want(ring not in s, f"{name}: has {ring}")
+                continue
+            r = s.get(ring)
+            if r is None:
+                bad.append(f"{name}: no {ring}")
+                continue
+            want(r["capacity"] == opts.ring_size - 1, f"{name}: {ring} capacity {r['capacity']}, ring size {opts.ring_size}")
+            want(r["high_water"] <= r["capacity"], f"{name}: {ring} high water {r['high_water']} over capacity")
+            moved = s["packets"] if ring == "ring_in" else s["packets"] - sum(
+                n for k, n in s["drops"].items() if k != "abandoned")
+            want((r["high_water"] > 0) == (moved > 0), f"{name}: {ring} high water {r['high_water']} with {moved} frames through it")
+
+    lcores = {l["lcore"]: l for l in j["lcores"]}
+    for lc, l in lcores.items():
+        mine = [s for s in stages if s["lcore"] == lc]
+        want(sorted(l["stages"]) == sorted(s["name"] for s in mine), f"lcore {lc}: stages {l['stages']}")
+        want(l["busy_cycles"] == sum(s["busy_cycles"] for s in mine), f"lcore {lc}: busy_cycles")
+        want(l["busy_cycles"] <= l["run_cycles"], f"lcore {lc}: busy {l['busy_cycles']}, run {l['run_cycles']}")
+        want((l["busy_cycles"] > 0) == any(s["packets"] for s in mine), f"lcore {lc}: busy_cycles {l['busy_cycles']}")
+        queues = {s["queue"] for s in mine}
+        want(l["packets"] == sum(by_queue[q].get("rtc", by_queue[q].get("rx"))["packets"] for q in queues),
+             f"lcore {lc}: packets {l['packets']}")
+    want(set(lcores) == {s["lcore"] for s in stages}, "lcores do not match the stages' lcores")
+
+    hw = j["hardware"]
+    if hw["available"]:
+        want(set(l["lcore"] for l in hw["lcores"]) == set(lcores), "hardware: lcores")
+        for l in hw["lcores"]:
+            for e in HW_EVENTS:
+                want(e in l and e + "_per_packet" in l, f"hardware lcore {l['lcore']}: no {e}")
+            want("ipc" in l and l["packets"] == lcores[l["lcore"]]["packets"], f"hardware lcore {l['lcore']}: ipc, packets")
+    else:
+        want(set(hw) == {"available", "reason"} and "perf_event_open" in hw["reason"],
+             f"hardware: {hw}")
+    return bad
+
+
+def main():
+    argv = sys.argv[1:]
+    rest = []
+    if "--" in argv:
+        k = argv.index("--")
+        argv, rest = argv[:k], argv[k + 1:]
+    p = argparse.ArgumentParser()
+    p.add_argument("json")
+    p.add_argument("--in", dest="ins", action="append", default=[])
+    p.add_argument("--out", dest="outs", action="append", default=[])
+    a = p.parse_args(argv)
+    bad = check(json.load(open(a.json)), a.ins, a.outs, pipeline_options(rest))
+    print("\n".join(bad))
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
