@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * xio_narrow_avx512.c: AVX-512 (F, BW, VL) narrowing kernels (x86-64). 64
  * tokens a step: the OR of the block is tested against 0xFFFF0000 into a mask
- * register (vptestmd), then pairs of vectors are packed with vpackusdw and
- * put back in token order with vpermq. A step of 32 tokens, then steps of 16
- * (the last one with masked loads and stores) finish the buffer; there the
- * test mask gives the exact index of the first out-of-range token, so no
- * scalar loop is needed. checked adds the tokens into 32-bit lanes as it
- * goes (the checksum's partial sum) and reduces them once at the end. Every
- * block is loaded before its output is stored, so dst may equal src.
+ * register (vptestmd); then checked takes the low 16-bit word of every token
+ * of two vectors with one vpermt2w, and saturate packs pairs of vectors with
+ * vpackusdw (which clamps) and puts them back in token order with vpermq. A
+ * step of 32 tokens, then steps of 16 (the last one with masked loads and
+ * stores) finish the buffer; there the test mask gives the exact index of
+ * the first out-of-range token, so no scalar loop is needed. checked adds
+ * the tokens into 32-bit lanes as it goes (the checksum's partial sum) and
+ * reduces them once at the end. Every block is loaded before its output is
+ * stored, so dst may equal src.
  */
 #if defined(__x86_64__)
 
@@ -21,6 +23,7 @@
 struct consts {
 	__m512i hi;   /* the upper half of every token */
 	__m512i perm; /* vpackusdw's per-lane order back to token order */
+	__m512i w2;   /* the low 16-bit word of every token of two vectors */
 };
 
 static inline struct consts consts(void)
@@ -28,12 +31,20 @@ static inline struct consts consts(void)
 	struct consts k = {
 		.hi = _mm512_set1_epi32((int)XIO_NARROW_HI),
 		.perm = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7),
+		.w2 = _mm512_set_epi16(62, 60, 58, 56, 54, 52, 50, 48, 46, 44, 42, 40, 38, 36, 34, 32,
+				       30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0),
 	};
 
 	return k;
 }
 
-/* 32 tokens of a, b in order. */
+/* The low halves of the 32 tokens of a, b in order. */
+static inline __m512i low32(const struct consts *k, __m512i a, __m512i b)
+{
+	return _mm512_permutex2var_epi16(a, k->w2, b);
+}
+
+/* The 32 tokens of a, b clamped to 0..65535, in order. */
 static inline __m512i pack32(const struct consts *k, __m512i a, __m512i b)
 {
 	return _mm512_permutexvar_epi64(k->perm, _mm512_packus_epi32(a, b));
@@ -76,15 +87,15 @@ static size_t avx512_checked(uint8_t *dst, const uint8_t *src, size_t n, uint64_
 			break;
 		acc = _mm512_add_epi32(acc, _mm512_add_epi32(_mm512_add_epi32(a, b),
 							     _mm512_add_epi32(c, d)));
-		ST(dst + 2 * i, pack32(&k, a, b));
-		ST(dst + 2 * i + 64, pack32(&k, c, d));
+		ST(dst + 2 * i, low32(&k, a, b));
+		ST(dst + 2 * i + 64, low32(&k, c, d));
 	}
 	if (i + 32 <= n) {
 		__m512i a = LD(src + 4 * i), b = LD(src + 4 * i + 64);
 
 		if (!_mm512_test_epi32_mask(_mm512_or_si512(a, b), k.hi)) {
 			acc = _mm512_add_epi32(acc, _mm512_add_epi32(a, b));
-			ST(dst + 2 * i, pack32(&k, a, b));
+			ST(dst + 2 * i, low32(&k, a, b));
 			i += 32;
 		}
 	}
