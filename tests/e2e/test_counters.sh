@@ -34,21 +34,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-show() { sed 's/^/  | /' "$1"; }
-
-# wait_for LOG REGEX: until LOG has a line matching REGEX (30 s at most).
-wait_for() {
-	local i
-	for ((i = 0; i < 300; i++)); do
-		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
+. "$ROOT/tests/e2e/lib.sh"
 
 # prefix NAME: sets p, a --file-prefix of this run, removed at exit.
 prefix() {

@@ -33,11 +33,7 @@ trap 'rm -rf "$T"' EXIT
 
 EAL=(--no-huge --no-shconf --no-pci --lcores '0@0,1@1,2@0')
 IDLE=${XIO_IDLE_MS:-300}   # --idle-exit of the replays
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-show() { sed 's/^/  | /' "$1"; }
+. "$ROOT/tests/e2e/lib.sh"
 
 # xp LOG EAL-ARGS... -- OPTIONS...: runs xio-pipeline (bounded in time),
 # output to LOG; returns its exit status.
@@ -108,16 +104,6 @@ while off < len(d):
     off += 16 + struct.unpack(e + 'I', d[off + 8:off + 12])[0]
     n += 1
 print(n)" "$1"
-}
-
-# wait_for LOG REGEX: until LOG has a line matching REGEX (30 s at most).
-wait_for() {
-	local i
-	for ((i = 0; i < 300; i++)); do
-		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
 }
 
 pcap_check() {

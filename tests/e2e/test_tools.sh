@@ -18,10 +18,7 @@ NARROW=$BUILD/tests/narrow_pcap
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 
 # run WANT_RC DESC CMD...: runs CMD (stdout+stderr to $T/out), checks the status.
 run() {
