@@ -85,10 +85,7 @@ static int xio_run_xdp(const struct xio_config *cfg, struct xio_outcome *o)
 #ifdef XIO_HAVE_XDP
 	XIO_LOG(INFO, "XDP driver on %s%s%s", cfg->iface, cfg->egress ? " -> " : "",
 		cfg->egress ? cfg->egress : "");
-	if (xio_xdp_run(cfg, &xio_stop, &o->total, &o->elapsed_s) < 0)
-		return -1;
-	snprintf(o->extra, sizeof(o->extra), "  \"driver\": \"xdp\"");
-	return 0;
+	return xio_xdp_run(cfg, &xio_stop, &o->total, &o->elapsed_s, o->extra, sizeof(o->extra));
 #else
 	(void)o;
 	XIO_LOG(ERR, "this xio-pipeline was built without the XDP driver (drivers/xdp): "

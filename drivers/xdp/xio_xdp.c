@@ -347,7 +347,7 @@ static void cleanup(struct xdp_run *r)
 }
 
 int xio_xdp_run(const struct xio_config *cfg, volatile int *stop, struct xio_counters *total,
-		double *elapsed_s)
+		double *elapsed_s, char *extra, size_t extra_len)
 {
 	struct xio_counters user;
 	struct xio_xdp_stats k;
@@ -424,6 +424,10 @@ int xio_xdp_run(const struct xio_config *cfg, volatile int *stop, struct xio_cou
 		fprintf(stderr, "xdp: ERROR: %llu frame(s) lost before AF_XDP (socket rings full), "
 			"%llu on queues without a socket\n", (unsigned long long)lost,
 			(unsigned long long)k.no_socket);
+	snprintf(extra, extra_len,
+		 "  \"driver\": \"xdp\",\n  \"xdp_mode\": \"%s\",\n"
+		 "  \"afxdp_lost\": %llu,\n  \"afxdp_no_socket\": %llu",
+		 mode_name(r.mode), (unsigned long long)lost, (unsigned long long)k.no_socket);
 	cleanup(&r);
 	return 0;
 fail:

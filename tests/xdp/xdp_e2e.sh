@@ -100,7 +100,8 @@ if len(got) != len(want):
 EOF
 }
 
-# Every key of expected.json must have the same value in the stats JSON.
+# Every key of expected.json must have the same value in the stats JSON, and
+# the XDP driver's own members must say that nothing was lost.
 json_equal() {
 	python3 - "$1" "$2" <<'EOF'
 import json, sys
@@ -108,6 +109,10 @@ got, want = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 bad = [f"{k}: {got.get(k)} expected {v}" for k, v in want.items() if k != 'reasons' and got.get(k) != v]
 bad += [f"reasons.{k}: {got.get('reasons', {}).get(k)} expected {v}" for k, v in want['reasons'].items()
         if got.get('reasons', {}).get(k) != v]
+# the XDP driver's own members: nothing lost on the way to AF_XDP
+if got.get('driver') != 'xdp' or got.get('xdp_mode') not in ('kernel', 'afxdp'):
+    bad.append(f"driver {got.get('driver')} mode {got.get('xdp_mode')}")
+bad += [f"{k}: {got.get(k)} expected 0" for k in ('afxdp_lost', 'afxdp_no_socket') if got.get(k) != 0]
 if bad:
     sys.exit("; ".join(bad))
 EOF
