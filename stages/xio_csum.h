@@ -54,12 +54,7 @@ static inline uint64_t xio_csum_host16(uint16_t be_value)
  * sum) in xio_csum_add's big-endian terms (RFC 1071 2.B: swap once). */
 static inline uint64_t xio_csum_from_host(uint64_t acc)
 {
-	uint16_t s = xio_csum_fold(acc);
-
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	s = __builtin_bswap16(s);
-#endif
-	return s;
+	return xio_csum_host16(xio_csum_fold(acc));
 }
 
 /* Checksum of an IPv4 header as it should stand in its checksum field

@@ -282,16 +282,23 @@ fi
 # net_pcap's infinite_rx keeps the capture in mbufs and wants each frame in
 # one: 9216-byte mbufs, hence -m 256.
 m=$VECTORS/mixed-keep
+# term_under_load TX-VDEV MODE JSON SECONDS: $m replayed forever into
+# TX-VDEV (port 1), SIGTERM after SECONDS of forwarding; sets rc, log in
+# $T/log.
+term_under_load() {
+	local pid
+	timeout -k 5 60 "$XP" "${EAL[@]}" -m 256 --vdev "net_pcap0,rx_pcap=$m/in.pcap,infinite_rx=1" --vdev "$1" \
+		-- --tx-port 1 --mode "$2" --mbuf-size 9216 --stats-json "$3" >"$T/log" 2>&1 &
+	pid=$!
+	wait_for "$T/log" '^XIO: forwarding:'
+	sleep "$4"
+	kill -TERM "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+}
 if [ -d "$m" ]; then
 	for mode in rtc pipeline; do
-		timeout -k 5 60 "$XP" "${EAL[@]}" -m 256 --vdev "net_pcap0,rx_pcap=$m/in.pcap,infinite_rx=1" --vdev net_null0 \
-			-- --tx-port 1 --mode "$mode" --mbuf-size 9216 --stats-json "$T/term.json" >"$T/log" 2>&1 &
-		pid=$!
-		wait_for "$T/log" '^XIO: forwarding:'
-		sleep 1
-		kill -TERM "$pid"
-		rc=0
-		wait "$pid" || rc=$?
+		term_under_load net_null0 "$mode" "$T/term.json" 1
 		if [ "$rc" -eq 0 ]; then ok; else bad "SIGTERM $mode: exit $rc"; show "$T/log"; fi
 		json_expr "$T/term.json" 'j["rx_packets"] > 0 and j["rx_packets"] == j["tx_packets"] + j["dropped_packets"] and j["leaked_mbufs"] == 0 and j["tokens_saturated"] == 0' "SIGTERM $mode"
 		grep -q "stopping (signal)" "$T/log" && ok || { bad "SIGTERM $mode: no stop line"; show "$T/log"; }
@@ -301,14 +308,7 @@ if [ -d "$m" ]; then
 	# drain gives up after its timeout, frees what is left and counts it
 	# dropped; the exit is still clean.
 	for mode in rtc pipeline; do
-		timeout -k 5 60 "$XP" "${EAL[@]}" -m 256 --vdev "net_pcap0,rx_pcap=$m/in.pcap,infinite_rx=1" --vdev net_ring0 \
-			-- --tx-port 1 --mode "$mode" --mbuf-size 9216 --stats-json "$T/stuck.json" >"$T/log" 2>&1 &
-		pid=$!
-		wait_for "$T/log" '^XIO: forwarding:'
-		sleep 0.5
-		kill -TERM "$pid"
-		rc=0
-		wait "$pid" || rc=$?
+		term_under_load net_ring0 "$mode" "$T/stuck.json" 0.5
 		if [ "$rc" -eq 0 ]; then ok; else bad "stuck TX $mode: exit $rc"; show "$T/log"; fi
 		grep -q "drain timed out" "$T/log" && ok || { bad "stuck TX $mode: no timeout line"; show "$T/log"; }
 		json_expr "$T/stuck.json" 'j["dropped_packets"] > 0 and j["dropped_packets"] == sum(s["abandoned"] for s in j["stages"]) and j["rx_packets"] == j["tx_packets"] + j["dropped_packets"]' "stuck TX $mode"
