@@ -5,6 +5,9 @@
 #   make deps     install the Debian packages the project needs
 # Each folder adds its own rules in its *.mk file; flags come from pkg-config.
 
+# The one place the version is set: every binary's --version and xio.pc.
+XIO_VERSION := 0.4.0
+
 BUILD   ?= build
 CC      ?= gcc
 CLANG   ?= clang
@@ -13,7 +16,8 @@ ARCH    := $(shell uname -m)
 
 WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=gnu11 $(WARN) -D_GNU_SOURCE -Istages -Ipipeline -Idrivers
+CFLAGS  += -std=gnu11 $(WARN) -D_GNU_SOURCE -Istages -Ipipeline -Idrivers \
+	   -DXIO_VERSION_STRING='"$(XIO_VERSION)"'
 ifeq ($(ARCH),x86_64)
 CFLAGS  += -march=x86-64-v2 -mtune=native
 endif
@@ -36,7 +40,7 @@ ALL     :=
 .DEFAULT_GOAL := all
 
 include stages/stages.mk
-include $(sort $(wildcard pipeline/*.mk drivers/*.mk drivers/*/*.mk apps/*.mk tests/*.mk))
+include $(sort $(wildcard pipeline/*.mk drivers/*.mk drivers/*/*.mk server/*.mk client/*.mk apps/*.mk tests/*.mk))
 
 all: $(ALL)
 

@@ -212,7 +212,7 @@ static bool parse_outer(const struct verify *v, const uint8_t *p, uint32_t n,
 	if (n < fi->l4 + 8)
 		return false;
 	*why = 1;
-	if (xio_be16(p + fi->l4 + 2) != v->port)
+	if (xio_be16(p + fi->l4 + 2) != v->port && xio_be16(p + fi->l4) != v->port)
 		return false;
 	fi->udp_len = xio_be16(p + fi->l4 + 4);
 	return true;

@@ -97,7 +97,7 @@ void xio_config_usage(const char *prog)
 	       "every frame (spec: docs/framing.md).\n"
 	       "\n"
 	       "XIO:\n"
-	       "  --udp-port P          XIO UDP destination port (default %u)\n"
+	       "  --udp-port P          XIO UDP port, destination or source (default %u)\n"
 	       "  --overflow POLICY     out-of-range tokens: keep|saturate|drop (default keep)\n"
 	       "  --drop-invalid        drop invalid XIO frames instead of forwarding them\n"
 	       "Driver:\n"

@@ -96,7 +96,8 @@ static enum xio_reason parse_outer(const uint8_t *h, uint32_t len, uint16_t port
 	if (p->ip_len < p->ihl + 8u || p->l3 + p->ip_len > len)
 		return XIO_R_TRUNCATED;
 	p->l4 = p->l3 + p->ihl;
-	if (xio_be16(h + p->l4 + 2) != port)
+	/* Rule 5 (spec 1.1): either port; replies answer from the XIO port. */
+	if (xio_be16(h + p->l4 + 2) != port && xio_be16(h + p->l4) != port)
 		return XIO_R_OTHER_PORT;
 	p->udp_len = xio_be16(h + p->l4 + 4);
 	p->xio = p->l4 + 8;

@@ -16,7 +16,7 @@
 #include "xio_wire.h"
 
 struct xio_stage_cfg {
-	uint16_t udp_port;          /* XIO destination port (7910) */
+	uint16_t udp_port;          /* XIO port (7910), source or destination */
 	enum xio_overflow overflow; /* out-of-range token policy */
 	bool drop_invalid;          /* drop invalid XIO instead of forwarding */
 };

@@ -164,14 +164,13 @@ int xio_ethdev_setup(struct xio_port *p, struct rte_mempool *pool, uint32_t data
 	return 0;
 }
 
-/* ETH / IPV4|IPV6 / UDP dst udp_port -> the pipeline's queues (RSS on the
- * UDP 5-tuple over all of them, or queue 0 alone). */
+/* ETH / IPV4|IPV6 / UDP dst or src udp_port -> the pipeline's queues (RSS on
+ * the UDP 5-tuple over all of them, or queue 0 alone). */
 static struct rte_flow *xio_ethdev_flow(struct xio_port *p, uint16_t udp_port, bool ipv6,
-					struct rte_flow_error *err)
+					bool src, struct rte_flow_error *err)
 {
 	static const struct rte_flow_attr attr = { .ingress = 1 };
-	struct rte_flow_item_udp udp_spec = { .hdr.dst_port = rte_cpu_to_be_16(udp_port) };
-	struct rte_flow_item_udp udp_mask = { .hdr.dst_port = RTE_BE16(0xffff) };
+	struct rte_flow_item_udp udp_spec = { 0 }, udp_mask = { 0 };
 	struct rte_flow_item pattern[] = {
 		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
 		{ .type = ipv6 ? RTE_FLOW_ITEM_TYPE_IPV6 : RTE_FLOW_ITEM_TYPE_IPV4 },
@@ -191,6 +190,13 @@ static struct rte_flow *xio_ethdev_flow(struct xio_port *p, uint16_t udp_port, b
 		{ .type = RTE_FLOW_ACTION_TYPE_END },
 	};
 
+	if (src) {
+		udp_spec.hdr.src_port = rte_cpu_to_be_16(udp_port);
+		udp_mask.hdr.src_port = RTE_BE16(0xffff);
+	} else {
+		udp_spec.hdr.dst_port = rte_cpu_to_be_16(udp_port);
+		udp_mask.hdr.dst_port = RTE_BE16(0xffff);
+	}
 	for (uint16_t q = 0; q < p->nb_rxq; q++)
 		queues[q] = q;
 	if (rte_flow_validate(p->id, &attr, pattern, actions, err) != 0)
@@ -202,17 +208,21 @@ static void xio_ethdev_steer(struct xio_port *p, uint16_t udp_port)
 {
 	struct rte_flow_error err;
 
-	for (int v6 = 0; v6 < 2; v6++) {
+	/* flows[]: IPv4 dst, IPv4 src, IPv6 dst, IPv6 src (rule 5: either port). */
+	for (int i = 0; i < 4; i++) {
+		bool v6 = i >= 2, src = i & 1;
+
 		memset(&err, 0, sizeof(err));
-		p->flows[v6] = xio_ethdev_flow(p, udp_port, v6, &err);
-		if (p->flows[v6] == NULL) {
-			XIO_LOG(INFO, "port %u: no rte_flow rule for UDP port %u over IPv%d (%s): "
-				"classification in software", p->id, udp_port, v6 ? 6 : 4,
+		p->flows[i] = xio_ethdev_flow(p, udp_port, v6, src, &err);
+		if (p->flows[i] == NULL) {
+			XIO_LOG(INFO, "port %u: no rte_flow rule for UDP %s port %u over IPv%d (%s): "
+				"classification in software", p->id, src ? "source" : "destination",
+				udp_port, v6 ? 6 : 4,
 				err.message ? err.message : rte_strerror(rte_errno));
 			return;
 		}
-		XIO_LOG(INFO, "port %u: rte_flow steers IPv%d UDP port %u to %u queue(s)", p->id,
-			v6 ? 6 : 4, udp_port, p->nb_rxq);
+		XIO_LOG(INFO, "port %u: rte_flow steers IPv%d UDP %s port %u to %u queue(s)", p->id,
+			v6 ? 6 : 4, src ? "source" : "destination", udp_port, p->nb_rxq);
 	}
 }
 

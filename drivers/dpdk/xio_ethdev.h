@@ -31,7 +31,7 @@ struct xio_port {
 	uint16_t nb_txd;
 	int socket;             /* the port's NUMA socket (a real one) */
 	bool rx_csum;           /* RX IPv4/UDP checksum offload is on */
-	struct rte_flow *flows[2]; /* XIO UDP port steering, IPv4 and IPv6 */
+	struct rte_flow *flows[4]; /* XIO port steering: IPv4/IPv6 x dst/src port */
 	bool started;
 };
 

@@ -343,8 +343,8 @@ static __always_inline int parse_outer(struct xdp_md *ctx, struct xio_hdrs *p)
 	h = at(ctx, p->l4, 8);
 	if (!h)
 		return R_USER;
-	if (be16(h + 2) != cfg_udp_port)
-		return XIO_R_OTHER_PORT;
+	if (be16(h + 2) != cfg_udp_port && be16(h) != cfg_udp_port)
+		return XIO_R_OTHER_PORT; /* rule 5 (1.1): either port */
 	p->udp_len = be16(h + 4);
 	p->xio = p->l4 + 8;
 	return XIO_R_NARROWED;

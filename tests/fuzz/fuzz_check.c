@@ -164,7 +164,7 @@ static int fail(char *why, size_t whylen, const char *fmt, ...)
 	return -1;
 }
 
-/* The input must be a valid INT32 READ_REPLY to port: a frame the spec
+/* The input must be a valid INT32 READ_REPLY to or from port: a frame the spec
  * allows the pipeline to rewrite. */
 static int check_input(const uint8_t *in, size_t len, unsigned port, struct hdrs *h, char *why,
 		       size_t whylen)
@@ -173,8 +173,9 @@ static int check_input(const uint8_t *in, size_t len, unsigned port, struct hdrs
 
 	if (parse(in, len, h) != 2)
 		return fail(why, whylen, "rewrote a frame that is not a whole UDP datagram");
-	if (rd16(in + h->l4 + 2) != port)
-		return fail(why, whylen, "rewrote a frame to port %u", rd16(in + h->l4 + 2));
+	if (rd16(in + h->l4 + 2) != port && rd16(in + h->l4) != port)
+		return fail(why, whylen, "rewrote a frame between ports %u and %u",
+			    rd16(in + h->l4), rd16(in + h->l4 + 2));
 	if (h->udp_len != h->ip_len - h->ihl)
 		return fail(why, whylen, "rewrote a frame whose UDP length disagrees with IP");
 	if (!h->v6 && csum16(0, in + h->l3, h->ihl) != 0xffff)

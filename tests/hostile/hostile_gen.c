@@ -127,6 +127,10 @@ static uint32_t valid_frame(struct gen *g, struct xio_build_layout *lay)
 	}
 	s.src_port = (uint16_t)rnd(g);
 	s.dst_port = chance(g, 90) ? g->port : (chance(g, 50) ? 7910 : (uint16_t)rnd(g));
+	if (chance(g, 40)) { /* a reply from the XIO port to an ephemeral one (rule 5, 1.1) */
+		s.src_port = s.dst_port;
+		s.dst_port = (uint16_t)(32768 + below(g, 28232));
+	}
 	s.udp_csum = chance(g, 80);
 	s.opcode = chance(g, 90) ? XIO_OP_READ_REPLY : (uint8_t)below(g, 5);
 	s.flags = (uint8_t)(below(g, 4) & (XIO_F_LAST | XIO_F_HAS_CRC));

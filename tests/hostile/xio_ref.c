@@ -190,8 +190,8 @@ static enum xio_ref_reason classify(const struct xio_ref_cfg *cfg, const struct 
 		return REF_TRUNCATED;
 	p->l4 = p->l3 + p->ip_hdrs;
 
-	/* Rule 5 */
-	if (be16(v, p->l4 + 2) != cfg->port)
+	/* Rule 5 (1.1): the destination or the source port */
+	if (be16(v, p->l4 + 2) != cfg->port && be16(v, p->l4) != cfg->port)
 		return REF_OTHER_PORT;
 
 	/* Rule 6 */

@@ -59,24 +59,6 @@ static void free_capture(struct capture *c)
 		free(c->data[--c->n]);
 }
 
-/* The options a vector was made with, from its folder name (see
- * tests/vector-args.sh, which does the same for the command line). */
-static void vector_cfg(const char *name, struct xio_stage_cfg *cfg)
-{
-	const char *port = strstr(name, "-port");
-	size_t n = strlen(name);
-
-	xio_stage_cfg_default(cfg);
-	if (port)
-		cfg->udp_port = (uint16_t)atoi(port + 5);
-	if (n > 13 && strcmp(name + n - 13, "-drop-invalid") == 0)
-		cfg->drop_invalid = true;
-	else if (n > 9 && strcmp(name + n - 9, "-saturate") == 0)
-		cfg->overflow = XIO_OVERFLOW_SATURATE;
-	else if (n > 5 && strcmp(name + n - 5, "-drop") == 0)
-		cfg->overflow = XIO_OVERFLOW_DROP;
-}
-
 static uint64_t json_u64(const char *json, const char *key)
 {
 	char pat[64];
@@ -180,7 +162,7 @@ static void run_vector(const char *name, int split)
 	unsigned i, sent = 0;
 
 	snprintf(dir, sizeof(dir), "%s/%s", vectors_dir(), name);
-	vector_cfg(name, &cfg);
+	xio_unit_vector_cfg(name, &cfg);
 	snprintf(path, sizeof(path), "%s/in.pcap", dir);
 	CU_ASSERT_EQUAL_FATAL(load_capture(path, &in), 0);
 	snprintf(path, sizeof(path), "%s/expected.pcap", dir);

@@ -185,6 +185,19 @@ static void test_not_udp_fragment_truncated_port(void)
 	expect_reason(&s, XIO_R_OTHER_PORT);
 	cfg.udp_port = 7911;
 	run(&cfg, build(&s), XIO_R_NARROWED, XIO_ACT_REWRITTEN);
+
+	/* Rule 5 (1.1): a reply from the XIO port to an ephemeral port is XIO;
+	 * the port pair reversed, and neither port, are decided as well. */
+	cfg.udp_port = 7910;
+	s.src_port = 7910;
+	s.dst_port = 51234;
+	run(&cfg, build(&s), XIO_R_NARROWED, XIO_ACT_REWRITTEN);
+	s.src_port = 51234;
+	s.dst_port = 7910;
+	run(&cfg, build(&s), XIO_R_NARROWED, XIO_ACT_REWRITTEN);
+	s.src_port = 7911;
+	s.dst_port = 51234;
+	expect_reason(&s, XIO_R_OTHER_PORT);
 }
 
 static void test_invalid_xio(void)
@@ -558,7 +571,7 @@ int main(void)
 		return 2;
 	s = CU_add_suite("stage", NULL, NULL);
 	CU_add_test(s, "rule 1: not_ip", test_not_ip);
-	CU_add_test(s, "rules 2-5: not_udp, ip_fragment, truncated, other_port",
+	CU_add_test(s, "rules 2-5: not_udp, ip_fragment, truncated, other_port (either port)",
 		    test_not_udp_fragment_truncated_port);
 	CU_add_test(s, "rules 6-10: invalid XIO, forwarded or dropped", test_invalid_xio);
 	CU_add_test(s, "rules 11-14: not_reply, already_narrow, dtype/flags", test_not_for_narrowing);

@@ -10,6 +10,7 @@
 #include <CUnit/Basic.h>
 
 #include "xio_narrow.h"
+#include "xio_stage.h"
 #include "xio_unit.h"
 
 #define XIO_UNIT_DEFAULT_SEED 0x9E3779B97F4A7C15ull
@@ -127,4 +128,22 @@ int xio_unit_main(int argc, char **argv, const char *suite, const struct xio_uni
 		return 1;
 	}
 	return failed > 0 ? 1 : 0;
+}
+
+void xio_unit_vector_cfg(const char *name, struct xio_stage_cfg *cfg)
+{
+	const char *port = strstr(name, "-port");
+	size_t n = strlen(name);
+
+	xio_stage_cfg_default(cfg);
+	if (port)
+		cfg->udp_port = (uint16_t)atoi(port + 5);
+#define ENDS(suffix) (n > strlen(suffix) && strcmp(name + n - strlen(suffix), suffix) == 0)
+	if (ENDS("-drop-invalid"))
+		cfg->drop_invalid = true;
+	else if (ENDS("-saturate"))
+		cfg->overflow = XIO_OVERFLOW_SATURATE;
+	else if (ENDS("-drop"))
+		cfg->overflow = XIO_OVERFLOW_DROP;
+#undef ENDS
 }

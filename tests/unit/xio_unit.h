@@ -57,4 +57,12 @@ uint64_t xio_unit_seed(void);
 /* The conformance vectors folder: $XIO_VECTORS, else ../shared/vectors. */
 const char *xio_unit_vectors(void);
 
+struct xio_stage_cfg;
+/* The options a vector folder was made with, from its name as
+ * ../shared/vectors/README.md lays them out:
+ *	<set>[-port<P>][-keep|-saturate|-drop|-drop-invalid]
+ * no policy suffix meaning keep, port 7910 unless named (tests/vector-args.sh
+ * does the same for the command line). */
+void xio_unit_vector_cfg(const char *name, struct xio_stage_cfg *cfg);
+
 #endif /* XIO_UNIT_H */

@@ -130,29 +130,6 @@ static long long json_get(const char *json, const char *key)
 	return strtoll(p + 1, NULL, 10);
 }
 
-/* Options from the vector's name, as ../shared/vectors/README.md lays them
- * out: <set>[-port<P>]-<keep|saturate|drop|drop-invalid>. */
-static int vector_cfg(const char *name, struct xio_stage_cfg *s)
-{
-	const char *p = strstr(name, "-port");
-	size_t n = strlen(name);
-
-	xio_stage_cfg_default(s);
-	if (p)
-		s->udp_port = (uint16_t)atoi(p + 5);
-#define ENDS(suffix) (n > strlen(suffix) && strcmp(name + n - strlen(suffix), suffix) == 0)
-	if (ENDS("-drop-invalid"))
-		s->drop_invalid = true;
-	else if (ENDS("-saturate"))
-		s->overflow = XIO_OVERFLOW_SATURATE;
-	else if (ENDS("-drop"))
-		s->overflow = XIO_OVERFLOW_DROP;
-	else if (!ENDS("-keep"))
-		return -1;
-#undef ENDS
-	return 0;
-}
-
 static int cmp_name(const void *a, const void *b)
 {
 	return strcmp(((const struct vector *)a)->name, ((const struct vector *)b)->name);
@@ -171,8 +148,9 @@ static int load_vectors(void)
 	while ((e = readdir(d)) && nvec < NVEC) {
 		struct vector *v = &vec[nvec];
 
-		if (e->d_name[0] == '.' || vector_cfg(e->d_name, &v->stage))
+		if (e->d_name[0] == '.' || (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
 			continue;
+		xio_unit_vector_cfg(e->d_name, &v->stage);
 		snprintf(v->name, sizeof(v->name), "%s", e->d_name);
 		snprintf(v->dir, sizeof(v->dir), "%s/%s", vec_root, e->d_name);
 		snprintf(path, sizeof(path), "%s/in.pcap", v->dir);
