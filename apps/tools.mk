@@ -16,3 +16,9 @@ $(BUILD)/xio-gen $(BUILD)/xio-verify: $(BUILD)/%: $(BUILD)/apps/%.o $(TOOLS_PCAP
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(PCAP_LIBS) $(ISAL_LIBS)
 
 ALL += $(BUILD)/xio-gen $(BUILD)/xio-verify
+
+# apps/xio_cli.c: option helpers every app links (apps/xio_cli.h).
+XIO_CLI_OBJ := $(BUILD)/apps/xio_cli.o
+$(XIO_CLI_OBJ): apps/xio_cli.c apps/xio_cli.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
