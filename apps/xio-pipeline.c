@@ -19,7 +19,7 @@
 #include "xio_log.h"
 #include "xio_stats.h"
 #ifdef XIO_HAVE_DPDK
-#include "xio_dpdk.h"
+#include "dpdk/xio_dpdk.h"
 #endif
 #ifdef XIO_HAVE_XDP
 #include "xdp/xio_xdp.h"
