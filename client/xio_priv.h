@@ -25,7 +25,7 @@ XIO_HIDDEN uint64_t xio_now_ns(void);
 
 /* ---- xio_rtt.c: RFC 6298 estimator, in microseconds ---- */
 
-#define XIO_RTO_MIN_US 2000u /* floor of the adaptive timeout */
+#define XIO_RTO_MIN_US 10000u /* floor of the adaptive timeout: above scheduling hiccups */
 
 struct xio_rtt {
 	uint64_t srtt;   /* 0 until the first sample */
@@ -135,11 +135,18 @@ struct xio_req {
 	uint64_t sent_ns;
 };
 
-/* A chunk being read: one slot of the window. */
+/* A chunk being read: one slot of the window. Its clock (last_ns) starts
+ * when its latest request is sent and restarts with every new unit; while
+ * that request has brought nothing (waiting), new units for requests sent
+ * before it restart it too: a server answers in order, so a request queued
+ * behind others is not late. */
 struct xio_slot {
 	uint64_t chunk_seq; /* 0 = free */
 	uint64_t start;     /* first unit (token or byte) of the chunk */
-	uint64_t last_ns;   /* last request sent or last new unit received */
+	uint64_t last_ns;
+	uint64_t order;     /* when its latest request went out, in request order */
+	bool waiting;       /* nothing received since then */
+	bool retried;       /* asked again at least once (no more RTT samples) */
 	unsigned fails;     /* timeouts in a row without a new unit */
 	struct xio_missing miss;
 };
@@ -151,6 +158,7 @@ struct xio_engine {
 	struct xio_stats st;
 	uint32_t next_id;
 	uint64_t chunk_seq;
+	uint64_t order;         /* request rounds sent */
 	struct xio_req *reqs;   /* XIO_REQ_TABLE */
 	struct xio_slot *slots; /* opts.window */
 	uint64_t *bits;         /* the slots' bitmaps */

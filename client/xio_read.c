@@ -77,6 +77,9 @@ static void fill_window(struct job *j, uint64_t now)
 		s->chunk_seq = ++e->chunk_seq;
 		s->start = j->next;
 		s->last_ns = now;
+		s->order = ++e->order;
+		s->waiting = true;
+		s->retried = false;
 		s->fails = 0;
 		xio_missing_reset(&s->miss, s->miss.bits, n);
 		send_request(j, i, j->next, j->next + n, true, now);
@@ -170,6 +173,23 @@ static int place(struct job *j, const struct xio_slot *s, const uint8_t *payload
 	}
 }
 
+/* New units arrived for slot s: its clock restarts, and so do those of the
+ * slots still waiting for requests sent after s's. */
+static void progress(struct job *j, struct xio_slot *s, uint64_t now)
+{
+	struct xio_engine *e = j->e;
+
+	for (uint32_t i = 0; i < e->opts.window; i++) {
+		struct xio_slot *t = &e->slots[i];
+
+		if (t->chunk_seq && t->waiting && t->order > s->order && t->last_ns < now)
+			t->last_ns = now;
+	}
+	s->last_ns = now;
+	s->waiting = false;
+	s->fails = 0;
+}
+
 static void on_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_t len,
 		     const struct xio_hdr *h, uint64_t now)
 {
@@ -198,10 +218,6 @@ static void on_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_
 		e->st.duplicates++;
 		return;
 	}
-	if (r->first_try && !r->sampled) {
-		r->sampled = 1;
-		xio_rtt_sample(&e->rtt, (now - r->sent_ns) / 1000);
-	}
 	if ((h->flags & XIO_F_LAST) && h->first_token + n < r->b) {
 		fail_job(j, xio_fail(j->err, XIO_ERANGE,
 				     "%s: the file ends at %s %llu, before the end of the range asked for",
@@ -223,6 +239,11 @@ static void on_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_
 			return;
 		}
 	} while (xio_missing_next(&s->miss, m.b, &m) && m.a < rel + n);
+	if (r->first_try && !r->sampled && !s->retried) {
+		/* from when the server could start on it: Karn, first tries only */
+		r->sampled = 1;
+		xio_rtt_sample(&e->rtt, (now - s->last_ns) / 1000);
+	}
 	fresh = xio_missing_mark(&s->miss, rel, rel + n);
 	if (j->raw)
 		e->st.bytes += fresh;
@@ -231,8 +252,7 @@ static void on_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_
 	e->st.replies_uint16 += width == 2;
 	e->st.replies_int32 += width == 4;
 	e->st.data_replies += width == 1;
-	s->last_ns = now;
-	s->fails = 0;
+	progress(j, s, now);
 	if (s->miss.got == s->miss.n) {
 		s->chunk_seq = 0;
 		j->active--;
@@ -311,6 +331,9 @@ static uint64_t check_timers(struct job *j, uint64_t now)
 		for (size_t q = 0; q < k; q++)
 			send_request(j, i, s->start + rg[q].a, s->start + rg[q].b, false, now);
 		s->last_ns = now;
+		s->order = ++e->order;
+		s->waiting = true;
+		s->retried = true;
 		deadline = now + xio_rtt_timeout(&e->rtt, s->fails) * 1000;
 		next = deadline < next ? deadline : next;
 	}
