@@ -384,23 +384,32 @@ static void __attribute__((format(printf, 2, 3), noreturn)) fetch_fail(struct fe
 	xio_cli_fail("%s", msg);
 }
 
-/* The token file's range to read, after sharding. */
-static void token_range(struct fetch *x, const char *path, uint64_t *first, uint64_t *count)
+/* Stats a token file: it must hold whole INT32 tokens. */
+static void stat_tokens(struct fetch *x, const char *path, struct xio_stat *st)
+{
+	struct xio_error err;
+
+	if (xio_stat(x->c, path, st, &err) < 0)
+		fetch_fail(x, "%s", err.msg);
+	if (!st->is_tokens)
+		fetch_fail(x, "%s: %llu bytes, not a multiple of 4: not an INT32 token file", path,
+			   (unsigned long long)st->size);
+}
+
+/* The range to read of a file of st->tokens tokens, after sharding. */
+static void token_range(struct fetch *x, const char *path, const struct xio_stat *st,
+			uint64_t *first, uint64_t *count)
 {
 	const struct fetch_opts *o = &x->o;
-	struct xio_error err;
-	struct xio_stat st;
 
-	if (xio_stat(x->c, path, &st, &err) < 0)
-		fetch_fail(x, "%s", err.msg);
-	if (!st.is_tokens)
-		fetch_fail(x, "%s: %llu bytes, not a multiple of 4: not an INT32 token file", path,
-			   (unsigned long long)st.size);
-	if (o->first > st.tokens || (o->have_count && o->count > st.tokens - o->first))
+	if (o->first > st->tokens)
+		fetch_fail(x, "%s: has %llu tokens: --first %llu is past its end", path,
+			   (unsigned long long)st->tokens, (unsigned long long)o->first);
+	if (o->have_count && o->count > st->tokens - o->first)
 		fetch_fail(x, "%s: has %llu tokens: --first %llu --count %llu runs past its end",
-			   path, (unsigned long long)st.tokens, (unsigned long long)o->first,
+			   path, (unsigned long long)st->tokens, (unsigned long long)o->first,
 			   (unsigned long long)o->count);
-	xio_shard(o->first, o->have_count ? o->count : st.tokens - o->first, o->rank, o->world,
+	xio_shard(o->first, o->have_count ? o->count : st->tokens - o->first, o->rank, o->world,
 		  first, count);
 	x->p.total = *count;
 }
@@ -423,8 +432,10 @@ static void fetch_tokens(struct fetch *x)
 	uint64_t first, count;
 	struct xio_error err;
 	struct output out;
+	struct xio_stat st;
 
-	token_range(x, x->o.path, &first, &count);
+	stat_tokens(x, x->o.path, &st);
+	token_range(x, x->o.path, &st, &first, &count);
 	if (hdr && xio_llmc_header(h, count, &err) < 0)
 		fetch_fail(x, "%s: %s", x->o.path, err.msg);
 	output_open(&out, 0, x->o.out, hdr + 2 * count);
@@ -446,25 +457,28 @@ static char *join(const char *a, const char *b)
 	return s;
 }
 
-/* megatron: PATH.idx read RAW and rewritten, PATH.bin narrowed. */
+/* megatron: PATH.idx read RAW and checked first, then PATH.bin narrowed. */
 static void fetch_megatron(struct fetch *x)
 {
 	char *idx_path = join(x->o.path, ".idx"), *bin_path = join(x->o.path, ".bin");
 	char *out_idx = join(x->o.out, ".idx"), *out_bin = join(x->o.out, ".bin");
 	struct xio_megatron_idx info;
 	struct output idx, bin;
-	struct xio_stat ist;
+	struct xio_stat ist, bst;
 	struct xio_error err;
 	uint64_t first, count;
 
-	if (xio_stat(x->c, idx_path, &ist, &err) < 0)
+	if (xio_stat(x->c, idx_path, &ist, &err) < 0 || xio_stat(x->c, bin_path, &bst, &err) < 0)
 		fetch_fail(x, "%s", err.msg);
-	token_range(x, bin_path, &first, &count);
 	output_open(&idx, 0, out_idx, ist.size);
 	if (ist.size && xio_read_bytes(x->c, idx_path, 0, ist.size, idx.map, &err) < 0)
 		fetch_fail(x, "%s", err.msg);
-	if (xio_megatron_idx_narrow(idx.map, ist.size, count, &info, &err) < 0)
+	if (xio_megatron_idx_narrow(idx.map, ist.size, bst.tokens, &info, &err) < 0)
 		fetch_fail(x, "%s: %s", idx_path, err.msg);
+	if (!bst.is_tokens)
+		fetch_fail(x, "%s: %llu bytes, not a multiple of 4: not an INT32 token file",
+			   bin_path, (unsigned long long)bst.size);
+	token_range(x, bin_path, &bst, &first, &count);
 	output_open(&bin, 1, out_bin, 2 * count);
 	read_tokens(x, bin_path, first, count, bin.map);
 	output_commit(&bin);
