@@ -11,7 +11,7 @@
 #  (c) failures exit 1 with one clear line, in bounded time, leave no
 #      output and no temporary, and keep an older OUT as it was: a server
 #      that never answers, a closed port, one that dies mid-transfer, server
-#      errors, a uint16 Megatron index;
+#      errors, a uint16 Megatron index, SIGTERM mid-read;
 #  (d) bad command lines exit 2 with one line; progress only on a terminal.
 set -u
 BUILD=${BUILD:-build}
@@ -149,6 +149,17 @@ has_re '^xio-fetch: tok.bin: no answer from 127.0.0.1:22004 for tokens [0-9]+\.\
 nlines 1
 eq "$(cat "$T/out/keep")" old "an older OUT is left as it was after a failed transfer"
 gone "$T/out/x"
+
+cur="SIGTERM while waiting"
+server 22005 dying2 --silent-after 300
+$F --server 127.0.0.1:22005 tok.bin --out "$T/out/sig" --timeout-ms 5000 >"$T/log" 2>&1 &
+fpid=$!
+for ((i = 0; i < 100; i++)); do ls -a "$T/out" | grep -q '^\.sig\.xio-' && break; sleep 0.05; done
+if ls -a "$T/out" | grep -q '^\.sig\.xio-'; then ok; else bad "$cur: no temporary while reading"; fi
+kill -TERM $fpid
+wait $fpid
+eq "$?" 143 "$cur: exit status"
+gone "$T/out/sig"
 
 run 1 "no such file" $F --server 127.0.0.1:22001 nope.bin --out "$T/out/x"
 has_re '^xio-fetch: nope.bin: server 127.0.0.1:22001: not_found: '
