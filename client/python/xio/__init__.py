@@ -60,7 +60,32 @@ def _stats_dict(st):
     return {name: getattr(st, name) for name in _lib.STATS_FIELDS}
 
 
-class Client:
+class _Handle:
+    """A libxio handle freed by close(), the end of a with block or garbage
+    collection; _free is the libxio function that frees it."""
+
+    _h = None
+
+    def close(self):
+        if self._h:
+            self._before_close()
+            self._free(self._h)
+            self._h = None
+
+    def _before_close(self):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+
+class Client(_Handle):
     """A client of one server, "HOST[:PORT]" (port 7910 by default).
 
     Options as in xio-fetch: chunk (tokens per request), window (requests
@@ -69,9 +94,10 @@ class Client:
     of raising), max_count (tokens per datagram, 0 = the server's choice),
     rcvbuf (socket receive buffer bytes)."""
 
+    _free = staticmethod(lib.xio_close)
+
     def __init__(self, server, *, chunk=None, window=None, timeout_ms=None, retries=None,
                  crc=False, saturate=False, max_count=None, rcvbuf=None):
-        self._h = None
         o = _lib.Opts()
         lib.xio_opts_init(ctypes.byref(o))
         for name, v in (("chunk_tokens", chunk), ("window", window), ("timeout_ms", timeout_ms),
@@ -85,20 +111,6 @@ class Client:
         _check(lib.xio_connect(server.encode(), ctypes.byref(o), ctypes.byref(h),
                                ctypes.byref(err)), err)
         self._h = h
-
-    def close(self):
-        if self._h:
-            lib.xio_close(self._h)
-            self._h = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        self.close()
 
     def _handle(self):
         if not self._h:
@@ -167,16 +179,17 @@ def _err(code, msg):
     return e
 
 
-class Batches:
+class Batches(_Handle):
     """The iterator of Client.batches: a libxio prefetching stream. first
     and count are its range after sharding; close() stops it (so does the
     end of the iteration and garbage collection)."""
+
+    _free = staticmethod(lib.xio_stream_close)
 
     def __init__(self, client, path, batch_tokens, prefetch, rank, world, first, count, copy):
         o, err, h = _lib.StreamOpts(), _lib.Error(), ctypes.c_void_p()
         lib.xio_stream_opts_init(ctypes.byref(o), int(batch_tokens))
         o.depth, o.rank, o.world, o.first, o.count = prefetch, rank, world, first, count
-        self._h = None
         self._copy = copy
         self._last = _stats_dict(_lib.Stats())
         _check(lib.xio_stream_open(client._handle(), _path(path), ctypes.byref(o),
@@ -211,17 +224,5 @@ class Batches:
             self._last = _stats_dict(st)
         return self._last
 
-    def close(self):
-        if self._h:
-            self.stats()
-            lib.xio_stream_close(self._h)
-            self._h = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        self.close()
+    def _before_close(self):
+        self.stats()  # kept for after the end
