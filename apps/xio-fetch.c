@@ -323,14 +323,15 @@ static void write_stats(const struct fetch *x, const char *error)
 	const struct fetch_opts *o = &x->o;
 	double el = (double)(now_ns() - x->p.start_ns) / 1e9;
 	FILE *f = strcmp(o->stats_json, "-") == 0 ? stdout : fopen(o->stats_json, "w");
-	struct xio_stats s;
+	struct xio_stats s = { 0 };
 
 	if (!f) {
 		fprintf(stderr, "%s: --stats-json %s: %s\n", xio_cli_prog(), o->stats_json,
 			strerror(errno));
 		exit(1);
 	}
-	xio_client_stats(x->c, &s);
+	if (x->c)
+		xio_client_stats(x->c, &s);
 	fputc('{', f);
 	json_str(f, "status", error ? "error" : "ok");
 	fputs(", ", f);
@@ -525,10 +526,10 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	x.p.tty = isatty(STDERR_FILENO);
 	x.p.on = x.o.progress == 1 || (x.o.progress == -1 && x.p.tty);
-	if (xio_connect(x.o.server, &x.o.xo, &x.c, &err) < 0)
-		xio_cli_fail("%s", err.msg);
-	xio_set_progress(x.c, show_progress, &x.p);
 	x.p.start_ns = now_ns();
+	if (xio_connect(x.o.server, &x.o.xo, &x.c, &err) < 0)
+		fetch_fail(&x, "%s", err.msg);
+	xio_set_progress(x.c, show_progress, &x.p);
 	if (x.o.format == FMT_MEGATRON)
 		fetch_megatron(&x);
 	else

@@ -150,9 +150,11 @@ has_re '^xio-fetch: ds16.idx: Megatron-LM index of dtype code 8 \(uint16\): only
 nlines 1
 gone "$T/out/d16.idx"
 gone "$T/out/d16.bin"
-run 1 "an unresolvable server" $F --server no-such-host.invalid tok.bin --out "$T/out/x"
+run 1 "an unresolvable server" $F --server no-such-host.invalid tok.bin --out "$T/out/x" \
+	--stats-json "$T/s6.json"
 has_re "^xio-fetch: server 'no-such-host.invalid': "
 nlines 1
+jq_is "$T/s6.json" '.status == "error" and .datagrams == 0 and (.error | test("no-such-host"))'
 
 # ---- (d) command line and progress ---------------------------------------------
 for args in "tok.bin --out x" "--server h --out x" "--server h tok.bin" \
