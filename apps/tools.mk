@@ -23,3 +23,4 @@ $(BUILD)/xio-gen $(BUILD)/xio-verify: $(BUILD)/%: $(BUILD)/apps/%.o $(TOOLS_PCAP
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(PCAP_LIBS) $(ISAL_LIBS)
 
 ALL += $(BUILD)/xio-gen $(BUILD)/xio-verify
+INSTALL_BINS += $(BUILD)/xio-gen $(BUILD)/xio-verify
