@@ -189,7 +189,7 @@ local function check_crc(tvb, t, h, off, len, cut)
 end
 
 -- READ_REPLY tokens or DATA_REPLY bytes; returns the Info text.
-local function dissect_payload(tvb, pinfo, t, h, off, len, cap)
+local function dissect_payload(tvb, t, h, off, len, cap)
 	local name, width, unit
 	if h.opcode == OP.DATA_REPLY then
 		name, width, unit = "DATA_REPLY", 1, "bytes"
@@ -209,7 +209,6 @@ local function dissect_payload(tvb, pinfo, t, h, off, len, cap)
 						"dtype UINT16 without NARROWED")
 		end
 	end
-	check_crc(tvb, t, h, off, len, cap < len)
 	if not width then
 		if cap > 0 then t:add(f.body, tvb(off, cap)) end
 		return info
@@ -252,11 +251,9 @@ local function request_fault(h, blen, path_len, options)
 	return nil
 end
 
-local function dissect_request(tvb, pinfo, t, h, off, len, cap)
+local function dissect_request(tvb, t, h, off, len, cap)
 	local path_len, options, path = 0, 0, nil
-	if len >= 8 and cap < 8 then
-		t:add_proto_expert_info(e.cut)
-	elseif len >= 8 then
+	if cap >= 8 then
 		path_len, options = tvb(off, 2):uint(), tvb(off + 4, 1):uint()
 		t:add(f.path_len, tvb(off, 2))
 		t:add(f.max_count, tvb(off + 2, 2))
@@ -286,16 +283,20 @@ local function dissect_request(tvb, pinfo, t, h, off, len, cap)
 	return info
 end
 
-local function dissect_stat_reply(tvb, pinfo, t, h, off, len, cap)
+-- True when the body's first need bytes are in the datagram (else the
+-- short_body expert) and in the capture.
+local function body_has(t, len, cap, need, what)
+	if len < need then
+		t:add_proto_expert_info(e.short_body, string.format("%s: %d bytes, %d needed", what, len,
+								    need))
+		return false
+	end
+	return cap >= need
+end
+
+local function dissect_stat_reply(tvb, t, h, off, len, cap)
 	local info = string.format("STAT_REPLY stream=%u", h.stream_id)
-	if len < 16 then
-		t:add_proto_expert_info(e.short_body, "STAT_REPLY body of " .. len .. " bytes (16)")
-		return info
-	end
-	if cap < 16 then
-		t:add_proto_expert_info(e.cut)
-		return info
-	end
+	if not body_has(t, len, cap, 16, "STAT_REPLY body") then return info end
 	local size, mtime = tvb(off, 8):uint64(), tvb(off + 8, 8):uint64()
 	t:add(f.size, tvb(off, 8))
 	local secs = (mtime / 1000000000):tonumber()
@@ -304,34 +305,30 @@ local function dissect_stat_reply(tvb, pinfo, t, h, off, len, cap)
 	return info .. " size=" .. tostring(size)
 end
 
-local function dissect_error_reply(tvb, pinfo, t, h, off, len, cap)
+local function dissect_error_reply(tvb, t, h, off, len, cap)
 	local info = string.format("ERROR_REPLY stream=%u", h.stream_id)
-	if len < 8 then
-		t:add_proto_expert_info(e.short_body, "ERROR_REPLY body of " .. len .. " bytes (at least 8)")
-		return info
-	end
-	if cap < 8 then
-		t:add_proto_expert_info(e.cut)
-		return info
-	end
+	if not body_has(t, len, cap, 8, "ERROR_REPLY body") then return info end
 	local code, mlen = tvb(off, 4):uint(), tvb(off + 4, 4):uint()
 	t:add(f.error_code, tvb(off, 4))
 	t:add(f.error_msg_len, tvb(off + 4, 4))
 	info = info .. " error=" .. (err_names[code] or "unknown") .. "(" .. code .. ")"
-	if mlen > len - 8 then
-		t:add_proto_expert_info(e.short_body, "Message of " .. mlen .. " bytes, body holds " ..
-					(len - 8))
-		return info
-	end
-	if mlen > cap - 8 then
-		t:add_proto_expert_info(e.cut)
-		return info
-	end
+	if not body_has(t, len, cap, 8 + mlen, "ERROR_REPLY message") then return info end
 	if mlen > 0 then
 		t:add(f.error_message, tvb(off + 8, mlen))
 	end
 	return info .. ' "' .. tvb(off + 8, mlen):raw() .. '"'
 end
+
+local function dissect_unknown(tvb, t, h, off, len, cap)
+	if cap > 0 then t:add(f.body, tvb(off, cap)) end
+	return string.format("opcode=%s stream=%u seq=%u", hex(h.opcode, 2), h.stream_id, h.seq)
+end
+
+local body_dissectors = {
+	[OP.READ_REQUEST] = dissect_request, [OP.STAT_REQUEST] = dissect_request,
+	[OP.READ_REPLY] = dissect_payload, [OP.DATA_REPLY] = dissect_payload,
+	[OP.STAT_REPLY] = dissect_stat_reply, [OP.ERROR_REPLY] = dissect_error_reply,
+}
 
 function xio.dissector(tvb, pinfo, tree)
 	local len, cap = tvb:reported_length_remaining(), tvb:len()
@@ -360,22 +357,9 @@ function xio.dissector(tvb, pinfo, tree)
 			t:add(f.extension, tvb(HDR_LEN, math.min(hl, cap) - HDR_LEN))
 		end
 		local blen, bcap = len - hl, math.max(cap - hl, 0)
-		local op = h.opcode
-		if op == OP.READ_REPLY or op == OP.DATA_REPLY then
-			info = dissect_payload(tvb, pinfo, t, h, hl, blen, bcap)
-		else
-			if op == OP.READ_REQUEST or op == OP.STAT_REQUEST then
-				info = dissect_request(tvb, pinfo, t, h, hl, blen, bcap)
-			elseif op == OP.STAT_REPLY then
-				info = dissect_stat_reply(tvb, pinfo, t, h, hl, blen, bcap)
-			elseif op == OP.ERROR_REPLY then
-				info = dissect_error_reply(tvb, pinfo, t, h, hl, blen, bcap)
-			else
-				info = string.format("opcode=%s stream=%u seq=%u", hex(op, 2), h.stream_id, h.seq)
-				if bcap > 0 then t:add(f.body, tvb(hl, bcap)) end
-			end
-			check_crc(tvb, t, h, hl, blen, bcap < blen)
-		end
+		local dissect_body = body_dissectors[h.opcode] or dissect_unknown
+		info = dissect_body(tvb, t, h, hl, blen, bcap)
+		check_crc(tvb, t, h, hl, blen, bcap < blen)
 		if bcap < blen then
 			t:add_proto_expert_info(e.cut)
 		end
