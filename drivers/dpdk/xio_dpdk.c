@@ -82,7 +82,7 @@ static unsigned xio_run_nb_mbufs(const struct xio_run *r)
 	for (unsigned d = 0; d < r->ndirs; d++) {
 		const struct xio_port *rx = &r->ports[d], *tx = &r->ports[r->nports - 1 - d];
 
-		per_q += rx->nb_rxd + tx->nb_txd + 3u * cfg->burst;
+		per_q += xio_ethdev_rx_hold(rx) + tx->nb_txd + 3u * cfg->burst;
 		if (cfg->mode == XIO_MODE_PIPELINE)
 			per_q += 2 * cfg->ring_size;
 	}

@@ -73,6 +73,10 @@ void xio_ethdev_iface_probe(struct xio_port *p, const struct rte_eth_dev_info *i
  * PMD on a Linux interface, else XIO_MAX_FRAME. */
 uint32_t xio_ethdev_max_frame(const struct xio_port *p);
 
+/* The mbufs an RX queue of the port keeps from the pool: its descriptors,
+ * or net_af_xdp's fill ring. */
+uint32_t xio_ethdev_rx_hold(const struct xio_port *p);
+
 /* Checks that a net_af_packet or net_af_xdp port can carry every frame,
  * with mbufs of data_room bytes and frames of up to max_in bytes to send:
  * 0, or -1 after logging what to change. 0 for other PMDs. */

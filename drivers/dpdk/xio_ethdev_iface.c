@@ -11,7 +11,8 @@
  *   framesz - 32; it drops a frame to send longer than framesz - 32.
  * - net_af_xdp receives into the mbufs themselves (the mempool is the
  *   UMEM): a frame must fit the data room less XDP's 256-byte headroom, a
- *   mempool object must fit a page, and a frame to send must be one mbuf.
+ *   mempool object must fit a page, and a frame to send must be one mbuf;
+ *   each RX queue keeps 2048 mbufs in its fill ring, whatever nb_rx_desc.
  */
 #include <net/if.h>
 #include <string.h>
@@ -33,6 +34,7 @@
 #define XIO_AFP_RX_OFF          66u   /* TPACKET_V2: frame data after the slot header */
 #define XIO_AFP_TX_OFF          32u   /* TPACKET2_HDRLEN - sizeof(struct sockaddr_ll) */
 #define XIO_AFX_HEADROOM        256u  /* XDP_PACKET_HEADROOM */
+#define XIO_AFX_FILL            2048u /* mbufs in a queue's fill ring (ETH_AF_XDP_DFLT_NUM_DESCS) */
 #define XIO_VLAN_ROOM           22u   /* Ethernet header and two VLAN tags */
 
 /* The interface's MTU (0 when it cannot be read). */
@@ -92,6 +94,11 @@ uint32_t xio_ethdev_max_frame(const struct xio_port *p)
 {
 	return p->kind == XIO_PORT_OTHER || p->if_mtu == 0 ? XIO_MAX_FRAME
 							   : p->if_mtu + XIO_VLAN_ROOM;
+}
+
+uint32_t xio_ethdev_rx_hold(const struct xio_port *p)
+{
+	return p->kind == XIO_PORT_AF_XDP ? RTE_MAX((uint32_t)p->nb_rxd, XIO_AFX_FILL) : p->nb_rxd;
 }
 
 /* framesz and blocksz for frames of up to len bytes in and out. */

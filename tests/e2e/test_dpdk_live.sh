@@ -4,7 +4,9 @@
 # of make test; root; run it under flock /tmp/xio-live.lock): three network
 # namespaces made here, sender --veth--> DUT --veth--> receiver, and
 # xio-pipeline --bidirectional in the DUT on its two veths through
-# net_af_packet, then net_af_xdp, in rtc and pipeline modes. A capture goes
+# net_af_packet, then net_af_xdp, in rtc and pipeline modes, on one worker
+# lcore (which polls both directions, and in pipeline mode all six stages:
+# the other CPU stays free for tcpreplay and tcpdump). A capture goes
 # in from each end at once (tcpreplay); what each end receives (tcpdump -Q
 # in) must equal what the reference model (xio-ref-model) says, frame for
 # frame, and each direction's counters its counters. The captures are the
@@ -134,8 +136,8 @@ live() {
 	pids=("$td1" "$td2")
 	wait_for "$T/td1.log" "listening on" && wait_for "$T/td2.log" "listening on" ||
 		{ bad "$desc: tcpdump did not start"; return; }
-	ip netns exec "$D" timeout -k 5 60 "$XP" --no-huge --no-shconf --no-pci --lcores '0@0,1@1,2@0' \
-		-m 256 "${eal[@]}" -- --tx-port 1 --bidirectional --idle-exit 1000 \
+	ip netns exec "$D" timeout -k 5 60 "$XP" --no-huge --no-shconf --no-pci --lcores '0@0,1@1' \
+		-m 256 "${eal[@]}" -- --tx-port 1 --bidirectional --idle-exit 2000 \
 		--stats-json "$T/live.json" "$@" >"$T/log" 2>&1 &
 	pp=$!
 	pids+=("$pp")
