@@ -43,3 +43,29 @@ server-unit: $(SERVER_TEST) $(SERVER_TEST_ASAN)
 	@set -e; for t in $^; do echo "--- $$t"; $$t; done
 
 TESTS += server-unit
+
+# The request handler under libFuzzer: server/'s handler, files and train
+# modules built with clang for coverage under ASan+UBSan, on the clang
+# stage core of tests/fuzz.mk. Seeds from tests/server/fuzz_seeds.py; what
+# it finds grows build/fuzz-server/corpus, a crash lands in artifacts/.
+SERVER_FUZZ_DIR := $(BUILD)/fuzz-server
+SERVER_FUZZ_BIN := $(SERVER_FUZZ_DIR)/xio-fuzz-server
+SERVER_FUZZ_SRC := server/xio_srv_files.c server/xio_srv_handle.c server/xio_srv_train.c
+SERVER_FUZZ_SECONDS ?= 30
+
+$(SERVER_FUZZ_BIN): tests/server/fuzz_server.c $(SERVER_FUZZ_SRC) $(FUZZ_DIR)/libxio_stages.a \
+		$(SERVER_HDRS)
+	@mkdir -p $(@D)
+	$(CLANG) $(filter-out -fsanitize=fuzzer-no-link,$(FUZZ_CFLAGS)) -fsanitize=fuzzer \
+		$(SERVER_INC) $(ISAL_CFLAGS) $(filter %.c,$^) $(FUZZ_DIR)/libxio_stages.a -o $@ \
+		$(ISAL_LIBS)
+
+.PHONY: server-fuzz
+server-fuzz: $(SERVER_FUZZ_BIN)
+	@rm -rf $(SERVER_FUZZ_DIR)/seeds && mkdir -p $(SERVER_FUZZ_DIR)/corpus $(SERVER_FUZZ_DIR)/artifacts
+	/usr/bin/python3 tests/server/fuzz_seeds.py $(SERVER_FUZZ_DIR)/seeds
+	$(SERVER_FUZZ_BIN) -max_len=2048 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		-dict=tests/server/fuzz.dict -artifact_prefix=$(SERVER_FUZZ_DIR)/artifacts/ \
+		-max_total_time=$(SERVER_FUZZ_SECONDS) $(SERVER_FUZZ_DIR)/corpus $(SERVER_FUZZ_DIR)/seeds
+
+TESTS += server-fuzz
