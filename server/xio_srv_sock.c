@@ -228,15 +228,17 @@ static unsigned flush(struct xio_srv_sock *s, unsigned lo, unsigned hi,
 			continue;
 		if (s->tx_dgrams[lo] > 1 && (err == EIO || err == EINVAL)) {
 			report(s, &s->tx[lo].msg_hdr, err,
-			       "UDP GSO refused (TX checksum offload off, or --mtu above the "
-			       "interface's MTU): one datagram per message from now on");
+			       "UDP GSO refused (IPsec on the route, no TX checksum offload on older "
+			       "kernels): one datagram per message from now on");
 			s->gso = false;
 			return lo;
 		}
 		XIO_SRV_ADD(c->send_errors, s->tx_dgrams[lo]);
 		if (!s->warned)
 			report(s, &s->tx[lo].msg_hdr, err,
-			       "counted in send_errors (further errors only counted)");
+			       err == EMSGSIZE ? "is --mtu above the interface's MTU? counted in "
+			       "send_errors (further errors only counted)"
+			       : "counted in send_errors (further errors only counted)");
 		s->warned = true;
 		lo++;
 	}

@@ -69,3 +69,14 @@ server-fuzz: $(SERVER_FUZZ_BIN)
 		-max_total_time=$(SERVER_FUZZ_SECONDS) $(SERVER_FUZZ_DIR)/corpus $(SERVER_FUZZ_DIR)/seeds
 
 TESTS += server-fuzz
+
+# End to end: build/xio-server against tests/server/xio_client.py (Debian's
+# python3, stdlib only), on loopback, then between two network namespaces.
+.PHONY: server-e2e server-netns
+server-e2e: $(SERVER_BIN)
+	bash tests/server/e2e.sh $(BUILD)
+
+server-netns: $(SERVER_BIN)
+	flock /tmp/xio-live.lock bash tests/server/netns.sh $(BUILD)
+
+TESTS += server-e2e server-netns

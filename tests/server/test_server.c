@@ -619,8 +619,10 @@ static void test_pace(void)
 }
 
 /* Sends the answer to a READ of 1000 tokens (max_count 37: 28 datagrams,
- * the last shorter; batches of 10) to a loopback socket and receives it. */
-static void send_train(bool gso, int family, uint16_t port)
+ * the last shorter; batches of 10) to a loopback socket and receives it.
+ * refuse: SO_NO_CHECK on the socket, with which the kernel refuses UDP GSO
+ * (EINVAL): the worker must go on one datagram per message, losing none. */
+static void send_train(bool gso, int family, uint16_t port, bool refuse)
 {
 	const char *addr = family == AF_INET ? "127.0.0.1" : "::1";
 	struct sockaddr_storage srv = { 0 }, cli = { 0 };
@@ -659,6 +661,9 @@ static void send_train(bool gso, int family, uint16_t port)
 	d.v4 = family == AF_INET;
 	s->gso = s->gso && gso;
 	XIO_CHECK(s->gso == gso, "UDP GSO %s", gso ? "unavailable" : "on");
+	if (refuse)
+		XIO_CHECK(setsockopt(s->fd, SOL_SOCKET, SO_NO_CHECK, &(int){ 1 }, sizeof(int)) == 0,
+			  "SO_NO_CHECK: %s", strerror(errno));
 	xio_srv_pace_init(&pace, 0);
 	call_init(&c, 2);
 	xio_srv_train_init(&t, 10 * (32 + 37 * 4));
@@ -685,6 +690,7 @@ static void send_train(bool gso, int family, uint16_t port)
 		at += want;
 	}
 	XIO_CHECK(recv(cfd, dg, sizeof(dg), MSG_DONTWAIT) < 0, "more than 28 datagrams");
+	XIO_CHECK(s->gso == (gso && !refuse), "GSO %s after the train", s->gso ? "on" : "off");
 	xio_srv_train_fini(&t);
 	xio_srv_files_fini(&c.files);
 out_sock:
@@ -695,10 +701,11 @@ out_sock:
 
 static void test_send(void)
 {
-	send_train(true, AF_INET, PORT_BASE);
-	send_train(false, AF_INET, PORT_BASE + 1);
-	send_train(true, AF_INET6, PORT_BASE + 2);
-	send_train(false, AF_INET6, PORT_BASE + 3);
+	send_train(true, AF_INET, PORT_BASE, false);
+	send_train(false, AF_INET, PORT_BASE + 1, false);
+	send_train(true, AF_INET6, PORT_BASE + 2, false);
+	send_train(false, AF_INET6, PORT_BASE + 3, false);
+	send_train(true, AF_INET, PORT_BASE + 4, true);
 }
 
 static const struct xio_unit_test tests[] = {
