@@ -245,14 +245,6 @@ static unsigned flush(struct xio_srv_sock *s, unsigned lo, unsigned hi,
 	return hi;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void sleep_ns(uint64_t ns)
 {
 	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u),
@@ -271,7 +263,7 @@ static unsigned send_paced(struct xio_srv_sock *s, unsigned m, struct xio_srv_pa
 
 	if (pace->ns_per_byte > 0) {
 		for (unsigned k = 0; k < m; k++) {
-			uint64_t wait = xio_srv_pace_take(pace, s->tx_iov[k].iov_len, now_ns());
+			uint64_t wait = xio_srv_pace_take(pace, s->tx_iov[k].iov_len, xio_srv_now_ns());
 
 			if (wait == 0)
 				continue;

@@ -8,14 +8,6 @@
 
 #include "xio_srv_worker.h"
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 void xio_srv_worker_flush(struct xio_srv_worker *w)
 {
 	if (w->nreply == 0)
@@ -106,7 +98,7 @@ void *xio_srv_worker_main(void *arg)
 			continue;
 		}
 		if (n > 0)
-			__atomic_store_n(&w->counters.last_rx_ns, now_ns(), __ATOMIC_RELAXED);
+			__atomic_store_n(&w->counters.last_rx_ns, xio_srv_now_ns(), __ATOMIC_RELAXED);
 		for (int i = 0; i < n; i++) {
 			struct xio_srv_dest d;
 			size_t len;

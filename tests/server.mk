@@ -20,19 +20,22 @@ $(BUILD)/asan/server/%.o: server/%.c $(SERVER_HDRS)
 $(SERVER_ASAN_LIB): $(patsubst server/%.c,$(BUILD)/asan/server/%.o,$(SERVER_SRC))
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/tests/obj/test_server.o: tests/server/test_server.c $(SERVER_HDRS) $(UNIT_DEPS)
+SERVER_TEST_DEPS := $(SERVER_HDRS) $(UNIT_DEPS) tests/server/srv_tree.h
+
+$(BUILD)/tests/server/%.o: tests/server/%.c $(SERVER_TEST_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SERVER_INC) $(UNIT_INC) $(CUNIT_CFLAGS) -c $< -o $@
 
-$(BUILD)/asan/tests/obj/test_server.o: tests/server/test_server.c $(SERVER_HDRS) $(UNIT_DEPS)
+$(BUILD)/asan/tests/server/%.o: tests/server/%.c $(SERVER_TEST_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_ASAN_CFLAGS) $(SERVER_INC) $(UNIT_INC) $(CUNIT_CFLAGS) -c $< -o $@
 
-$(SERVER_TEST): $(BUILD)/tests/obj/test_server.o $(BUILD)/tests/obj/xio_unit.o $(SERVER_LIB) \
-		$(STAGES_LIB)
+$(SERVER_TEST): $(BUILD)/tests/server/test_server.o $(BUILD)/tests/server/srv_tree.o \
+		$(BUILD)/tests/obj/xio_unit.o $(SERVER_LIB) $(STAGES_LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(SERVER_LIBS) $(CUNIT_LIBS)
 
-$(SERVER_TEST_ASAN): $(BUILD)/asan/tests/obj/test_server.o $(BUILD)/asan/tests/obj/xio_unit.o \
+$(SERVER_TEST_ASAN): $(BUILD)/asan/tests/server/test_server.o \
+		$(BUILD)/asan/tests/server/srv_tree.o $(BUILD)/asan/tests/obj/xio_unit.o \
 		$(SERVER_ASAN_LIB) $(BUILD)/asan/libxio_stages.a
 	$(CC) $(UNIT_ASAN_CFLAGS) $(LDFLAGS) $^ -o $@ $(SERVER_LIBS) $(CUNIT_LIBS)
 
@@ -53,8 +56,8 @@ SERVER_FUZZ_BIN := $(SERVER_FUZZ_DIR)/xio-fuzz-server
 SERVER_FUZZ_SRC := server/xio_srv_files.c server/xio_srv_handle.c server/xio_srv_train.c
 SERVER_FUZZ_SECONDS ?= 30
 
-$(SERVER_FUZZ_BIN): tests/server/fuzz_server.c $(SERVER_FUZZ_SRC) $(FUZZ_DIR)/libxio_stages.a \
-		$(SERVER_HDRS)
+$(SERVER_FUZZ_BIN): tests/server/fuzz_server.c tests/server/srv_tree.c $(SERVER_FUZZ_SRC) \
+		$(FUZZ_DIR)/libxio_stages.a $(SERVER_HDRS) tests/server/srv_tree.h
 	@mkdir -p $(@D)
 	$(CLANG) $(filter-out -fsanitize=fuzzer-no-link,$(FUZZ_CFLAGS)) -fsanitize=fuzzer \
 		$(SERVER_INC) $(ISAL_CFLAGS) $(filter %.c,$^) $(FUZZ_DIR)/libxio_stages.a -o $@ \

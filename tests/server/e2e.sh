@@ -19,20 +19,13 @@
 set -u
 build=${1:?usage: e2e.sh BUILD}
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../e2e/lib.sh"
 srv=$build/xio-server
 py=/usr/bin/python3
 client=("$py" "$here/xio_client.py")
 port=21000
 work=$(mktemp -d /tmp/xsv-e2e.XXXXXX)
-pids=()
-
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	rm -rf "$work"
-}
-trap cleanup EXIT
+. "$here/lib.sh"
+trap 'kill_all; rm -rf "$work"' EXIT
 
 root=$work/root
 mkdir -p "$root/dir"
@@ -87,45 +80,14 @@ else
 	bad "--help or --version"
 fi
 
-# start NAME ARGS...: a server in the background, its output in $work/NAME.*, ready
-# once it says what it serves.
-start() {
-	local name=$1
-	shift
-	"$srv" "$@" >"$work/$name.out" 2>"$work/$name.err" &
-	pid=$!
-	pids+=("$pid")
-	if ! wait_for "$work/$name.err" "^xio-server: serving"; then
-		bad "$name: did not start"
-		show "$work/$name.err"
-		exit 1
-	fi
-}
-
-# stop PID NAME: SIGTERM, exit 0 expected.
-stop() {
-	local rc
-	kill -TERM "$1"
-	wait "$1"
-	rc=$?
-	if [ "$rc" -ne 0 ]; then bad "$2: exit $rc after SIGTERM"; show "$work/$2.err"; else ok; fi
-}
-
-# run DESC CMD...: a client step.
-run() {
-	local desc=$1
-	shift
-	if "$@" >"$work/step" 2>&1; then ok; sed 's/^/  /' "$work/step"; else bad "$desc"; show "$work/step"; fi
-}
-
-start taken --root "$root" --port $port --bind 127.0.0.1
+start taken "$srv" --root "$root" --port $port --bind 127.0.0.1
 taken=$pid
 badcmd "cannot bind 127.0.0.1 port $port: Address already in use" --root "$root" --port $port \
 	--bind 127.0.0.1
 stop "$taken" taken
 
 # --- the main server ----------------------------------------------------------
-start main --root "$root" --port $port --threads 2 --allow 127.0.0.1/32,::1/128 \
+start main "$srv" --root "$root" --port $port --threads 2 --allow 127.0.0.1/32,::1/128 \
 	--stats-json "$work/main.json" --stats-interval 0.5
 main=$pid
 c4=("${client[@]}" --server 127.0.0.1 --port $port)
@@ -144,7 +106,8 @@ run "still serving" "${c4[@]}" --tally "$work/t7" read --path dir/nested.bin \
 stop "$main" main
 run "stats JSON against the clients' tally" "${client[@]}" check --stats "$work/main.json" \
 	"$work"/t[1-7]
-if grep -q "^xio-server: t=" "$work/main.out" && grep -q "^xio-server: received " "$work/main.out"; then
+if grep -q "^xio-server: t=" "$work/main.out" &&
+	grep -q "^xio-server: received " "$work/main.out"; then
 	ok
 else
 	bad "no --stats-interval line or summary"; show "$work/main.out"
@@ -152,7 +115,7 @@ fi
 
 # --- io, --idle-exit ------------------------------------------------------------
 # /sys/kernel/uevent_seqnum says 4096 bytes and holds a few: not readable as said.
-start io --root /sys/kernel --port $((port + 1)) --bind 127.0.0.1 --allow 127.0.0.1 \
+start io "$srv" --root /sys/kernel --port $((port + 1)) --bind 127.0.0.1 --allow 127.0.0.1 \
 	--idle-exit 500 --stats-json "$work/io.json"
 io=$pid
 run "io over the wire" "${client[@]}" --server 127.0.0.1 --port $((port + 1)) --tally "$work/io1" \
@@ -165,7 +128,7 @@ run "io stats JSON" "${client[@]}" check --stats "$work/io.json" "$work/io1"
 # --- --rate, SIGTERM in a train, --duration ------------------------------------
 # 1 Mi tokens at 0.1 Gbit/s: 4 MiB + 2913 headers = 4287520 bytes, 343 ms less
 # 128 KiB of credit (10 ms): no run can be faster.
-start rate --root "$root" --port $((port + 2)) --rate 0.1 --stats-json "$work/rate.json"
+start rate "$srv" --root "$root" --port $((port + 2)) --rate 0.1 --stats-json "$work/rate.json"
 rate=$pid
 run "paced read" "${c4[@]/$port/$((port + 2))}" --tally "$work/r1" read --path tokens.bin \
 	--compare "$root/tokens.bin" --count 1048576 --min-seconds 0.33
@@ -175,14 +138,24 @@ run "paced read" "${c4[@]/$port/$((port + 2))}" --tally "$work/r1" read --path t
 reader=$!
 sleep 0.2
 stop "$rate" rate
-if wait "$reader"; then ok; sed 's/^/  /' "$work/r2.log"; else bad "train cut by SIGTERM"; show "$work/r2.log"; fi
+if wait "$reader"; then
+	ok
+	sed 's/^/  /' "$work/r2.log"
+else
+	bad "train cut by SIGTERM"
+	show "$work/r2.log"
+fi
 run "rate stats JSON" "${client[@]}" check --stats "$work/rate.json" "$work/r1" "$work/r2"
 
 "$srv" --root "$root" --port $((port + 3)) --duration 0.5 --stats-json "$work/d.json" \
 	>/dev/null 2>&1
 rc=$?
-if [ "$rc" -eq 0 ] && "$py" -c 'import json,sys; sys.exit(not 0.5 <= json.load(open(sys.argv[1]))["elapsed_s"] < 5)' \
-	"$work/d.json"; then ok; else bad "--duration 0.5: exit $rc"; fi
+if [ "$rc" -eq 0 ] && "$py" -c 'import json, sys
+sys.exit(not 0.5 <= json.load(open(sys.argv[1]))["elapsed_s"] < 5)' "$work/d.json"; then
+	ok
+else
+	bad "--duration 0.5: exit $rc"
+fi
 
 echo "server e2e: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,13 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * fuzz_server.c: the libFuzzer target over xio-server's request handler
  * (server/xio_srv_handle.c with the real path confinement, open-file cache
- * and train builder) on a real directory made at start:
- *
- *   <tmp>/outside.bin, <tmp>/outdir/secret.bin      never to be read
- *   <tmp>/root/tokens.bin odd.bin empty dir/nested.bin  the files served,
- *        link-in, dir/link-up                       links to them, inside
- *        link-out link-abs link-dir-out link-proc   links out of the root
- *        link-loop dangling fifo dir                what is not a file
+ * and train builder) on the tree of srv_tree.h, made at start: four files
+ * served, two links to them inside the root, links out of it, a FIFO, a
+ * directory, a loop and a dangling link, and files outside.
  *
  * One input is one request datagram behind a 1-byte prefix: bits 0-1 the
  * payload budget (1440, 1408, 8928 or 4 bytes: IPv4 and IPv6 at MTU 1500,
@@ -29,42 +25,23 @@
 #include <unistd.h>
 
 #include "xio_crc.h"
+#include "srv_tree.h"
 #include "xio_srv_handle.h"
 
-struct known {
+/* Every path that names a served file (srv_tree_files[file]); anything
+ * else must fail. */
+static const struct {
 	const char *path;
-	unsigned file; /* index into files[] */
-};
-
-struct served {
-	const char *name;
-	uint64_t size;
-	uint32_t salt;
-	dev_t dev;
-	ino_t ino;
-};
-
-static struct served files[] = {
-	{ "tokens.bin", 4000, 1 }, { "odd.bin", 4001, 2 }, { "empty", 0, 3 },
-	{ "dir/nested.bin", 1444, 4 },
-};
-
-/* Every path that names a served file; anything else must fail. */
-static const struct known known[] = {
+	unsigned file;
+} known[] = {
 	{ "tokens.bin", 0 }, { "odd.bin", 1 }, { "empty", 2 }, { "dir/nested.bin", 3 },
 	{ "link-in", 0 },    { "dir/link-up", 0 },
 };
 
-static char top[64], rootp[96];
+static struct srv_tree tree;
+static struct stat served[4]; /* device and inode of srv_tree_files[] */
 static struct xio_srv_files cache;
 static struct xio_srv_train trains[2];
-
-static uint8_t byte_of(uint32_t salt, uint64_t i)
-{
-	uint32_t t = (uint32_t)((i / 4 + 1) * 2654435761u) ^ salt;
-
-	return (uint8_t)(t >> (8 * (i % 4)));
-}
 
 static void die(const char *what, const char *detail)
 {
@@ -72,75 +49,26 @@ static void die(const char *what, const char *detail)
 	abort();
 }
 
-static void make_file(const char *dir, const char *name, uint64_t size, uint32_t salt)
-{
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "wb");
-	for (uint64_t i = 0; f && i < size; i++)
-		fputc(byte_of(salt, i), f);
-	if (!f || fclose(f) != 0)
-		die("cannot write", path);
-}
-
-static void make(const char *kind, const char *name, const char *target)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", rootp, name);
-	if ((kind[0] == 'l' ? symlink(target, path) : kind[0] == 'f' ? mkfifo(path, 0600)
-								     : mkdir(path, 0755)) < 0)
-		die("cannot make", path);
-}
-
 static void remove_tree(void)
 {
-	char cmd[128];
-
 	xio_srv_files_fini(&cache);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
-	if (system(cmd) != 0)
-		fprintf(stderr, "fuzz_server: cannot remove %s\n", top);
+	if (srv_tree_remove(&tree) < 0)
+		fprintf(stderr, "fuzz_server: cannot remove %s\n", tree.top);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	char path[256];
-	struct stat st;
 
-	snprintf(top, sizeof(top), "/tmp/xsv-fuzz-XXXXXX");
-	if (!mkdtemp(top))
-		die("mkdtemp", NULL);
-	snprintf(rootp, sizeof(rootp), "%s/root", top);
-	snprintf(path, sizeof(path), "%s/outdir", top);
-	if (mkdir(rootp, 0755) < 0 || mkdir(path, 0755) < 0)
-		die("mkdir", top);
-	make_file(top, "outside.bin", 4000, 0xBAD0);
-	make_file(path, "secret.bin", 4000, 0xBAD1);
-	make("dir", "dir", NULL);
-	for (unsigned i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		make_file(rootp, files[i].name, files[i].size, files[i].salt);
-		snprintf(path, sizeof(path), "%s/%s", rootp, files[i].name);
-		if (stat(path, &st) < 0)
+	srv_tree_make(&tree, "fuzz");
+	for (unsigned i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "%s/%s", tree.root, srv_tree_files[i].name);
+		if (stat(path, &served[i]) < 0)
 			die("stat", path);
-		files[i].dev = st.st_dev;
-		files[i].ino = st.st_ino;
 	}
-	make("link", "link-in", "tokens.bin");
-	make("link", "dir/link-up", "../tokens.bin");
-	make("link", "link-out", "../outside.bin");
-	snprintf(path, sizeof(path), "%s/outside.bin", top);
-	make("link", "link-abs", path);
-	make("link", "link-dir-out", "../outdir");
-	make("link", "link-proc", "/proc/self/root/etc/passwd");
-	make("link", "link-loop", "link-loop");
-	make("link", "dangling", "nothing.bin");
-	make("fifo", "fifo", NULL);
-	if (xio_srv_files_init(&cache, open(rootp, O_RDONLY | O_DIRECTORY | O_CLOEXEC), 4) < 0 ||
-	    cache.rootfd < 0 || xio_srv_train_init(&trains[0], XIO_SRV_TRAIN_BYTES) < 0)
-		die("setup", rootp);
+	if (xio_srv_files_init(&cache, tree.rootfd, 4) < 0 ||
+	    xio_srv_train_init(&trains[0], XIO_SRV_TRAIN_BYTES) < 0)
+		die("setup", tree.root);
 	atexit(remove_tree);
 	return 0;
 }
@@ -172,7 +100,7 @@ static void check_reply(const struct xio_request *q, int file, const uint8_t *ou
 		    code < 1 || code > 6 || h.dtype != 0 || h.first_token != q->hdr.first_token)
 			die("ERROR_REPLY not well formed", NULL);
 		if (file >= 0) {
-			uint64_t fsize = files[file].size;
+			uint64_t fsize = srv_tree_files[file].size;
 			bool raw = q->options & XIO_OPT_RAW;
 			bool read = q->hdr.opcode == XIO_OP_READ_REQUEST;
 			bool not_tokens = read && !raw && fsize % 4;
@@ -187,15 +115,16 @@ static void check_reply(const struct xio_request *q, int file, const uint8_t *ou
 		die("single answer neither ERROR_REPLY nor the STAT_REPLY of a STAT", NULL);
 	if (file < 0)
 		die("STAT_REPLY for a path that names no served file", NULL);
-	if (xio_stat_reply_parse(out, a->len, &h, &size, &mtime) < 0 || size != files[file].size ||
-	    h.first_token != size / 4 || h.dtype != (size % 4 ? 0 : XIO_DT_INT32))
-		die("STAT_REPLY with the wrong size", files[file].name);
+	if (xio_stat_reply_parse(out, a->len, &h, &size, &mtime) < 0 ||
+	    size != srv_tree_files[file].size || h.first_token != size / 4 ||
+	    h.dtype != (size % 4 ? 0 : XIO_DT_INT32))
+		die("STAT_REPLY with the wrong size", srv_tree_files[file].name);
 }
 
 static void check_train(const struct xio_request *q, int file, struct xio_srv_train *t,
 			const struct xio_srv_read *r, uint32_t payload_max)
 {
-	const struct served *f = file >= 0 ? &files[file] : NULL;
+	const struct srv_tree_file *f = file >= 0 ? &srv_tree_files[file] : NULL;
 	bool raw = q->options & XIO_OPT_RAW;
 	uint64_t units = f ? (raw ? f->size : f->size / 4) : 0, width = raw ? 1 : 4;
 	uint64_t end, at = q->hdr.first_token, seq = 0, per = payload_max / width;
@@ -203,7 +132,8 @@ static void check_train(const struct xio_request *q, int file, struct xio_srv_tr
 	struct stat st;
 	int n;
 
-	if (fstat(r->fd, &st) < 0 || !f || st.st_dev != f->dev || st.st_ino != f->ino)
+	if (fstat(r->fd, &st) < 0 || !f || st.st_dev != served[file].st_dev ||
+	    st.st_ino != served[file].st_ino)
 		die("READ answer from a file that is not the served one its path names", NULL);
 	if (q->max_count && q->max_count < per)
 		per = q->max_count;
@@ -228,7 +158,7 @@ static void check_train(const struct xio_request *q, int file, struct xio_srv_tr
 						      ? xio_crc32c(d + XIO_HDR_LEN, len - XIO_HDR_LEN) : 0))
 				die("answer datagram header", f->name);
 			for (uint64_t k = 0; k < len - XIO_HDR_LEN; k++)
-				if (d[XIO_HDR_LEN + k] != byte_of(f->salt, at * width + k))
+				if (d[XIO_HDR_LEN + k] != srv_tree_byte(f->salt, at * width + k))
 					die("answer datagram bytes", f->name);
 			at += cnt;
 		}

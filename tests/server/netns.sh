@@ -17,16 +17,15 @@
 set -u
 build=$(cd "${1:?usage: netns.sh BUILD}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../e2e/lib.sh"
 srv=$build/xio-server
 py=/usr/bin/python3
 ns_s=xsv-srv ns_c=xsv-cli
 port=21010
 work=$(mktemp -d /tmp/xsv-netns.XXXXXX)
-pid=
+. "$here/lib.sh"
 
 cleanup() {
-	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+	kill_all
 	ip netns del $ns_s 2>/dev/null
 	ip netns del $ns_c 2>/dev/null
 	rm -rf "$work"
@@ -59,73 +58,60 @@ root=$work/root
 mkdir -p "$root"
 head -c $((2 << 20)) /dev/urandom >"$root/tokens.bin"
 client=(ip netns exec $ns_c "$py" "$here/xio_client.py" --port $port)
+c4=("${client[@]}" --server 10.231.0.1)
+c6=("${client[@]}" --server fd31::1)
+server=(ip netns exec $ns_s "$srv" --root "$root" --port $port)
 
-start() {
-	local name=$1
-	shift
-	ip netns exec $ns_s "$srv" --root "$root" --port $port "$@" >"$work/$name.out" \
-		2>"$work/$name.err" &
-	pid=$!
-	if ! wait_for "$work/$name.err" "^xio-server: serving"; then
-		bad "$name: did not start"; show "$work/$name.err"; exit 1
-	fi
-	sed 's/^/  /' "$work/$name.err"
-}
-
-stop() {
-	kill -TERM "$pid"
-	if wait "$pid"; then ok; else bad "$1: exit $? after SIGTERM"; show "$work/$1.err"; fi
-	pid=
-}
-
-run() {
-	local desc=$1
-	shift
-	if "$@" >"$work/step" 2>&1; then ok; sed 's/^/  /' "$work/step"; else bad "$desc"; show "$work/step"; fi
-}
-
-# --- an explicit list -------------------------------------------------------------
-start list --allow 10.231.0.2/32,fd31::2/128 --stats-json "$work/list.json"
-run "IPv4 client in the list" "${client[@]}" --server 10.231.0.1 --source 10.231.0.2 --tally "$work/t1" read \
+# --- an explicit list ---------------------------------------------------------
+start list "${server[@]}" --allow 10.231.0.2/32,fd31::2/128 --stats-json "$work/list.json"
+run "IPv4 client in the list" "${c4[@]}" --source 10.231.0.2 --tally "$work/t1" read \
 	--path tokens.bin --compare "$root/tokens.bin" --crc --expect-per 360
-run "IPv6 client in the list" "${client[@]}" --server fd31::1 --source fd31::2 --tally "$work/t2" read \
+run "IPv6 client in the list" "${c6[@]}" --source fd31::2 --tally "$work/t2" read \
 	--path tokens.bin --compare "$root/tokens.bin" --expect-per 352 --chunk 100000
-run "IPv4 address outside the list" "${client[@]}" --server 10.231.0.1 --tally "$work/t3" \
-	--source 10.231.0.3 refused --count 40
-run "IPv6 address outside the list" "${client[@]}" --server fd31::1 --tally "$work/t4" \
-	--source fd31::3 refused --count 40
-stop list
+run "IPv4 address outside the list" "${c4[@]}" --source 10.231.0.3 --tally "$work/t3" \
+	refused --count 40
+run "IPv6 address outside the list" "${c6[@]}" --source fd31::3 --tally "$work/t4" \
+	refused --count 40
+stop "$pid" list
 run "stats JSON against the clients' tally" "${client[@]}" check --stats "$work/list.json" \
 	"$work"/t[1-4]
 
-# --- the default list -----------------------------------------------------------
-start default --stats-json "$work/default.json"
+# --- the default list ---------------------------------------------------------
+start default "${server[@]}" --stats-json "$work/default.json"
 if grep -q "10.231.0.0/24" "$work/default.err" && grep -q "fd31::/64" "$work/default.err" &&
-	! grep -q "10.232.0.0" "$work/default.err"; then ok; else bad "default allow list"; fi
-run "a client on the server's subnet" "${client[@]}" --server 10.231.0.1 --source 10.231.0.2 --tally "$work/d1" \
-	read --path tokens.bin --compare "$root/tokens.bin" --count 300000
-run "a client on another subnet" "${client[@]}" --server 10.231.0.1 --tally "$work/d2" \
-	--source 10.232.0.2 refused --count 40
-stop default
+	! grep -q "10.232.0.0" "$work/default.err"; then
+	ok
+else
+	bad "default allow list"
+fi
+run "a client on the server's subnet" "${c4[@]}" --source 10.231.0.2 --tally "$work/d1" read \
+	--path tokens.bin --compare "$root/tokens.bin" --count 300000
+run "a client on another subnet" "${c4[@]}" --source 10.232.0.2 --tally "$work/d2" \
+	refused --count 40
+stop "$pid" default
 run "default stats JSON" "${client[@]}" check --stats "$work/default.json" "$work/d1" "$work/d2"
 
-# --- --mtu above the interface's MTU ---------------------------------------------
+# --- --mtu above the interface's MTU ------------------------------------------
 ip -n $ns_s link set xsv-s mtu 1400
-start mtu --mtu 1500 --stats-json "$work/mtu.json"
-if "${client[@]}" --server 10.231.0.1 --source 10.231.0.2 --timeout 0.5 read --path tokens.bin \
+start mtu "${server[@]}" --mtu 1500 --stats-json "$work/mtu.json"
+if "${c4[@]}" --source 10.231.0.2 --timeout 0.5 read --path tokens.bin \
 	--compare "$root/tokens.bin" --count 1000 >"$work/step" 2>&1; then
 	bad "datagrams above the interface's MTU arrived"
 else
 	ok
 fi
-stop mtu
+stop "$pid" mtu
 # 1000 tokens: 3 datagrams refused; the STAT_REPLY went
 if grep -q "Message too long: is --mtu above the interface's MTU" "$work/mtu.err" &&
-	"$py" -c 'import json,sys; j=json.load(open(sys.argv[1])); sys.exit(not (j["send_errors"] == 3
-and j["datagrams"] == 1 and j["answers"] == 2))' "$work/mtu.json"; then
+	"$py" -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+sys.exit(not (j["send_errors"] == 3 and j["datagrams"] == 1 and j["answers"] == 2))' \
+		"$work/mtu.json"; then
 	ok
 else
-	bad "--mtu above the interface's: not reported"; show "$work/mtu.err"; show "$work/mtu.json"
+	bad "--mtu above the interface's: not reported"
+	show "$work/mtu.err"
+	show "$work/mtu.json"
 fi
 
 echo "server netns: $pass passed, $fail failed"

@@ -209,7 +209,8 @@ def read_range(c, args, path, first, count, units, width, options):
         if h["stream_id"] != sid:
             fail("%s: stream_id %d, expected %d" % (where, h["stream_id"], sid))
         if h["opcode"] == ERROR_REPLY:
-            fail("%s: ERROR_REPLY %s" % (where, ERRORS.get(struct.unpack(">I", dg[HDR:HDR + 4])[0])))
+            code = struct.unpack(">I", dg[HDR:HDR + 4])[0]
+            fail("%s: ERROR_REPLY %s" % (where, ERRORS.get(code, code)))
         want_op, want_dt = (DATA_REPLY, 0) if raw else (READ_REPLY, INT32)
         if h["opcode"] != want_op or h["dtype"] != want_dt:
             fail("%s: opcode %d dtype %d" % (where, h["opcode"], h["dtype"]))
@@ -367,8 +368,9 @@ def hostile_datagram(rng, c, kind):
         return bytes(dg), None
     if kind == "reply":
         op = rng.choice([0, READ_REPLY, ERROR_REPLY, STAT_REPLY, DATA_REPLY, 7, 0x80, 0xFF])
+        body = bytes(rng.randrange(256) for _ in range(rng.randrange(64)))
         return header(op, sid, rng.randrange(1 << 20), rng.randrange(400), flags=LAST,
-                      dtype=INT32) + bytes(rng.randrange(256) for _ in range(rng.randrange(64))), None
+                      dtype=INT32) + body, None
     first = rng.randrange(1 << 16)
     if kind == "bad_request":
         case = rng.randrange(9)
@@ -389,7 +391,8 @@ def hostile_datagram(rng, c, kind):
         elif case == 5:
             dg = request(op, sid, "tokens.bin", first, count, path_len=200)  # past the end
         elif case == 6:
-            dg = request(op, sid, "tokens.bin", first, count, options=rng.choice([4, 8, 0x80, 0xFC]))
+            dg = request(op, sid, "tokens.bin", first, count,
+                         options=rng.choice([4, 8, 0x80, 0xFC]))
         elif case == 7:
             dg = request(op, sid, "tokens.bin", first, 0)
         else:
