@@ -128,7 +128,9 @@ static void read_local(struct msghdr *m, struct xio_srv_dest *d)
 		}
 		if (cm->cmsg_level == IPPROTO_IPV6 && cm->cmsg_type == IPV6_PKTINFO && !d->v4) {
 			memcpy(&d->local.v6, CMSG_DATA(cm), sizeof(d->local.v6));
-			d->local.v6.ipi6_ifindex = 0;
+			/* a link-local source needs its interface; others route freely */
+			if (!IN6_IS_ADDR_LINKLOCAL(&d->local.v6.ipi6_addr))
+				d->local.v6.ipi6_ifindex = 0;
 			if (!IN6_IS_ADDR_MULTICAST(&d->local.v6.ipi6_addr))
 				d->local_kind = IPV6_PKTINFO;
 		}
