@@ -20,7 +20,7 @@ $(BUILD)/asan/server/%.o: server/%.c $(SERVER_HDRS)
 $(SERVER_ASAN_LIB): $(patsubst server/%.c,$(BUILD)/asan/server/%.o,$(SERVER_SRC))
 	rm -f $@ && ar rcs $@ $^
 
-SERVER_TEST_DEPS := $(SERVER_HDRS) $(UNIT_DEPS) tests/server/srv_tree.h
+SERVER_TEST_DEPS := $(SERVER_HDRS) tests/unit/xio_unit.h tests/server/srv_tree.h
 
 $(BUILD)/tests/server/%.o: tests/server/%.c $(SERVER_TEST_DEPS)
 	@mkdir -p $(@D)
