@@ -116,7 +116,7 @@ fi
 # --- io, --idle-exit ------------------------------------------------------------
 # /sys/kernel/uevent_seqnum says 4096 bytes and holds a few: not readable as said.
 start io "$srv" --root /sys/kernel --port $((port + 1)) --bind 127.0.0.1 --allow 127.0.0.1 \
-	--idle-exit 500 --stats-json "$work/io.json"
+	--idle-exit 1500 --stats-json "$work/io.json"
 io=$pid
 run "io over the wire" "${client[@]}" --server 127.0.0.1 --port $((port + 1)) --tally "$work/io1" \
 	expect --path uevent_seqnum --code io --first 2 --count 100
@@ -132,11 +132,12 @@ start rate "$srv" --root "$root" --port $((port + 2)) --rate 0.1 --stats-json "$
 rate=$pid
 run "paced read" "${c4[@]/$port/$((port + 2))}" --tally "$work/r1" read --path tokens.bin \
 	--compare "$root/tokens.bin" --count 1048576 --min-seconds 0.33
-# the whole file in one request (686 ms at the rate), SIGTERM after 200 ms
+# the whole file in one request (686 ms at the rate), SIGTERM 100 ms after it went
 "${c4[@]/$port/$((port + 2))}" --tally "$work/r2" read --path tokens.bin \
-	--compare "$root/tokens.bin" --chunk 2097152 >"$work/r2.log" 2>&1 &
+	--compare "$root/tokens.bin" --chunk 2097152 --say-sent >"$work/r2.log" 2>&1 &
 reader=$!
-sleep 0.2
+wait_for "$work/r2.log" "READ .* sent" || bad "the reader did not send its READ"
+sleep 0.1
 stop "$rate" rate
 if wait "$reader"; then
 	ok

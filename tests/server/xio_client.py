@@ -196,6 +196,8 @@ def read_range(c, args, path, first, count, units, width, options):
     sid = c.stream_id()
     c.send(request(READ_REQUEST, sid, path, first, count, args.max_count, options))
     c.tally.sent_request(READ_REQUEST)
+    if args.say_sent:
+        print("xio_client: READ [%d, +%d) sent" % (first, count), flush=True)
     end = min(first + count, units)
     limit = args.max_count or (1 << 32)
     seq, at = 0, first
@@ -530,6 +532,7 @@ def main():
     r.add_argument("--max-count", type=int, default=0)
     r.add_argument("--expect-per", type=int, default=0)
     r.add_argument("--min-seconds", type=float, default=0.0)
+    r.add_argument("--say-sent", action="store_true", help="print a line as each READ goes")
     sub.add_parser("errors")
     e = sub.add_parser("expect")
     e.add_argument("--path", required=True)
