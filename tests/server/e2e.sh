@@ -3,7 +3,7 @@
 # e2e.sh: build/xio-server on loopback against tests/server/xio_client.py,
 # a client written from the spec alone (loopback ports 21000-21009):
 #  - bad command lines: exit 1 and one line naming the problem; --help,
-#    --version; a port already taken;
+#    --version; a port already taken; SIGINT;
 #  - one server on "::" (2 threads, --allow 127.0.0.1/32,::1/128): an 8 MiB
 #    token file over IPv4 (IPv4-mapped) without CRC and 4 MiB over IPv6 with
 #    CRC, every datagram in order and exactly once, full datagrams of 360 and
@@ -84,7 +84,7 @@ start taken "$srv" --root "$root" --port $port --bind 127.0.0.1
 taken=$pid
 badcmd "cannot bind 127.0.0.1 port $port: Address already in use" --root "$root" --port $port \
 	--bind 127.0.0.1
-stop "$taken" taken
+stop "$taken" taken INT
 
 # --- the main server ----------------------------------------------------------
 start main "$srv" --root "$root" --port $port --threads 2 --allow 127.0.0.1/32,::1/128 \

@@ -21,14 +21,14 @@ start() {
 	sed 's/^/  /' "$work/$name.err"
 }
 
-# stop PID NAME: SIGTERM, and exit 0 expected.
+# stop PID NAME [SIGNAL]: SIGTERM (or SIGNAL), and exit 0 expected.
 stop() {
-	local rc
-	kill -TERM "$1"
+	local rc sig=${3:-TERM}
+	kill -"$sig" "$1"
 	wait "$1"
 	rc=$?
 	if [ "$rc" -ne 0 ]; then
-		bad "$2: exit $rc after SIGTERM"
+		bad "$2: exit $rc after SIG$sig"
 		show "$work/$2.err"
 	else
 		ok
