@@ -21,9 +21,7 @@
 
 static void usage(void)
 {
-	printf("Usage: %s --root DIR [--bind ADDR] [--port P] [--allow CIDR[,CIDR...]|any]\n"
-	       "           [--mtu N] [--rate GBIT] [--threads N] [--stats-json FILE]\n"
-	       "           [--stats-interval S] [--duration S] [--idle-exit MS] [--help] [--version]\n"
+	printf("Usage: %s --root DIR [options]\n"
 	       "Answers the XIO read protocol (xio-read-v1.md) with the files of DIR:\n"
 	       "STAT_REQUEST and READ_REQUEST from the networks of --allow, over UDP.\n"
 	       "\n"
