@@ -266,7 +266,8 @@ static __always_inline int narrow8(const __u8 *src, __u8 *dst, __u64 *sum)
 
 /* Narrows the INT32 tokens at off to UINT16 in place while they are in
  * 0..65535, with 8-byte loads: 32 tokens a step (one bounds check), then
- * eight at a time, then xio_narrow_tail for the last seven at most. The same pass sums the tokens for
+ * eight, then two at a time; xio_narrow_tail does the last odd token, or
+ * the tokens from the step that met an out-of-range one. The same pass sums the tokens for
  * the UDP checksum, as the stage core's kernels do: an in-range token's
  * upper half is zero, so its value is what its four bytes add to the
  * ones'-complement sum. Returns k | sum << 32: k the index of the first
@@ -311,9 +312,30 @@ __attribute__((noinline)) long xio_narrow_checked(struct xdp_md *ctx, __u64 off,
 		if (src + 32 > data_end || dst + 16 > data_end)
 			return -1;
 		if (narrow8(src, dst, &sum))
-			break;
+			goto tail;
 		i += 8;
 	}
+#pragma unroll
+	for (k = 0; k < 6; k += 2) { /* the last 2 to 7 */
+		__u64 a;
+
+		if (i + 2 > ntok || i >= XIO_XDP_MAX_TOKENS)
+			break;
+		src = base + 4 * i;
+		dst = base + 2 * i;
+		barrier_var(src);
+		barrier_var(dst);
+		if (src + 8 > data_end || dst + 4 > data_end)
+			return -1;
+		a = *(__u64 *)src;
+		if (a & TOK2_HI)
+			break;
+		sum += a;
+		*(__u32 *)dst = narrow2(a);
+		i += 2;
+	}
+	if (i == ntok)
+		return (long)((__u64)csum_fold(sum) << 32 | i);
 tail:
 	tail = xio_narrow_tail(ctx, off, i, ntok);
 	if (tail < 0)
