@@ -203,48 +203,6 @@ static __always_inline long csum_inline(struct xdp_md *ctx, __u32 off, const __u
 	return csum_fold(sum);
 }
 
-/* Narrows tokens [first, ntok) at off to UINT16 in place, one by one, while
- * they are in 0..65535 (the last few tokens, and the step in which
- * xio_narrow_checked met an out-of-range token). Returns k | sum << 32: k the
- * index of the first out-of-range token (ntok if none), sum the
- * ones'-complement sum (folded, memory order) of tokens [first, ntok) as they
- * were. -1 out of bounds. */
-__attribute__((noinline)) long xio_narrow_tail(struct xdp_md *ctx, __u64 off, __u64 first,
-					       __u64 ntok)
-{
-	__u8 *data_end = (__u8 *)(long)ctx->data_end;
-	__u8 *base = (__u8 *)(long)ctx->data;
-	__u64 i, sum = 0;
-	long rest;
-	__u32 t;
-
-	if (off > XIO_XDP_MAX_LINEAR || ntok > XIO_XDP_MAX_TOKENS)
-		return -1;
-	base += off;
-	for (i = first; i < XIO_XDP_MAX_TOKENS; i++) {
-		__u8 *src = base + 4 * i, *dst = base + 2 * i;
-
-		if (i >= ntok)
-			break;
-		barrier_var(src);
-		barrier_var(dst);
-		if (src + 4 > data_end || dst + 2 > data_end)
-			return -1;
-		t = *(__u32 *)src;
-		if (le32(t) > 0xffff)
-			break;
-		sum += t;
-		*(__u16 *)dst = le16((__u16)le32(t));
-	}
-	if (i < ntok) { /* the rest as it stands */
-		rest = xio_csum_region(ctx, off + 4 * i, 4 * (ntok - i));
-		if (rest < 0)
-			return -1;
-		sum += (__u64)rest;
-	}
-	return (long)((__u64)csum_fold(sum) << 32 | i);
-}
-
 /* Eight tokens at src in four 8-byte loads, the upper halves of all tested
  * with one mask: when all are in range, adds them to *sum and stores them
  * narrowed at dst (loads first: dst may be src). Returns 0, or 1 (nothing
@@ -264,10 +222,95 @@ static __always_inline int narrow8(const __u8 *src, __u8 *dst, __u64 *sum)
 	return 0;
 }
 
+/* What xio_narrow_checked leaves after its 32-token steps: fewer than 32
+ * tokens from first, or a step of 8 from first with an out-of-range token.
+ * Narrows them in place while they are in 0..65535: eight at a time, then
+ * two, then one, as the last ones or the out-of-range one need. Returns k |
+ * sum << 32: k the index of the first out-of-range token (ntok if none), sum
+ * the ones'-complement sum (folded, memory order) of tokens [first, ntok) as
+ * they were (the rest from k read as it stands). -1 out of bounds, or when
+ * first leaves more than that. */
+__attribute__((noinline)) long xio_narrow_tail(struct xdp_md *ctx, __u64 off, __u64 first,
+					       __u64 ntok)
+{
+	__u8 *data_end = (__u8 *)(long)ctx->data_end;
+	__u8 *base = (__u8 *)(long)ctx->data;
+	__u8 *src, *dst;
+	__u64 i = first, k, sum = 0;
+	long rest;
+	__u32 t;
+
+	if (off > XIO_XDP_MAX_LINEAR || ntok > XIO_XDP_MAX_TOKENS || first > XIO_XDP_MAX_TOKENS)
+		return -1;
+	base += off;
+#pragma unroll
+	for (k = 0; k < 3; k++) {
+		if (i + 8 > ntok)
+			break;
+		src = base + 4 * i;
+		dst = base + 2 * i;
+		barrier_var(src);
+		barrier_var(dst);
+		if (src + 32 > data_end || dst + 16 > data_end)
+			return -1;
+		if (narrow8(src, dst, &sum))
+			break;
+		i += 8;
+	}
+#pragma unroll
+	for (k = 0; k < 4; k++) {
+		__u64 a;
+
+		if (i + 2 > ntok)
+			break;
+		src = base + 4 * i;
+		dst = base + 2 * i;
+		barrier_var(src);
+		barrier_var(dst);
+		if (src + 8 > data_end || dst + 4 > data_end)
+			return -1;
+		a = *(__u64 *)src;
+		if (a & TOK2_HI)
+			break;
+		sum += a;
+		*(__u32 *)dst = narrow2(a);
+		i += 2;
+	}
+	for (k = 0; k < 2; k++) {
+		if (i >= ntok)
+			break;
+		src = base + 4 * i;
+		dst = base + 2 * i;
+		barrier_var(src);
+		barrier_var(dst);
+		if (src + 4 > data_end || dst + 2 > data_end)
+			return -1;
+		t = *(__u32 *)src;
+		if (le32(t) > 0xffff)
+			break;
+		sum += t;
+		*(__u16 *)dst = le16((__u16)le32(t));
+		i++;
+	}
+	if (i < ntok) { /* token i is out of range: the rest as it stands */
+		src = base + 4 * i;
+		barrier_var(src);
+		if (src + 4 > data_end)
+			return -1;
+		if (le32(*(__u32 *)src) <= 0xffff) /* first left more than a step */
+			return -1;
+		rest = xio_csum_region(ctx, off + 4 * i, 4 * (ntok - i));
+		if (rest < 0)
+			return -1;
+		sum += (__u64)rest;
+	}
+	return (long)((__u64)csum_fold(sum) << 32 | i);
+}
+
 /* Narrows the INT32 tokens at off to UINT16 in place while they are in
- * 0..65535, with 8-byte loads: 32 tokens a step (one bounds check), then
- * eight, then two at a time; xio_narrow_tail does the last odd token, or
- * the tokens from the step that met an out-of-range one. The same pass sums the tokens for
+ * 0..65535, with 8-byte loads: 32 tokens a step (one bounds check);
+ * xio_narrow_tail does the last 31 at most, or the step of 8 that met an
+ * out-of-range token. The same pass sums the tokens for
  * the UDP checksum, as the stage core's kernels do: an in-range token's
  * upper half is zero, so its value is what its four bytes add to the
  * ones'-complement sum. Returns k | sum << 32: k the index of the first
@@ -300,39 +343,6 @@ __attribute__((noinline)) long xio_narrow_checked(struct xdp_md *ctx, __u64 off,
 				i += k;
 				goto tail;
 			}
-	}
-#pragma unroll
-	for (k = 0; k < 24; k += 8) { /* the last 8 to 31 */
-		if (i + 8 > ntok || i >= XIO_XDP_MAX_TOKENS)
-			break;
-		src = base + 4 * i;
-		dst = base + 2 * i;
-		barrier_var(src);
-		barrier_var(dst);
-		if (src + 32 > data_end || dst + 16 > data_end)
-			return -1;
-		if (narrow8(src, dst, &sum))
-			goto tail;
-		i += 8;
-	}
-#pragma unroll
-	for (k = 0; k < 6; k += 2) { /* the last 2 to 7 */
-		__u64 a;
-
-		if (i + 2 > ntok || i >= XIO_XDP_MAX_TOKENS)
-			break;
-		src = base + 4 * i;
-		dst = base + 2 * i;
-		barrier_var(src);
-		barrier_var(dst);
-		if (src + 8 > data_end || dst + 4 > data_end)
-			return -1;
-		a = *(__u64 *)src;
-		if (a & TOK2_HI)
-			break;
-		sum += a;
-		*(__u32 *)dst = narrow2(a);
-		i += 2;
 	}
 	if (i == ntok)
 		return (long)((__u64)csum_fold(sum) << 32 | i);
