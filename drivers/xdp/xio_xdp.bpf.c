@@ -308,15 +308,14 @@ __attribute__((noinline)) long xio_narrow_tail(struct xdp_md *ctx, __u64 off, __
 }
 
 /* Narrows the INT32 tokens at off to UINT16 in place while they are in
- * 0..65535, with 8-byte loads: 32 tokens a step (one bounds check);
- * xio_narrow_tail does the last 31 at most, or the step of 8 that met an
- * out-of-range token. The same pass sums the tokens for
- * the UDP checksum, as the stage core's kernels do: an in-range token's
- * upper half is zero, so its value is what its four bytes add to the
- * ones'-complement sum. Returns k | sum << 32: k the index of the first
- * out-of-range token (ntok if none; tokens before it are narrowed), sum the
- * ones'-complement sum (folded, memory order) of all ntok tokens as they
- * were. -1 out of bounds. */
+ * 0..65535, with 8-byte loads: 32 tokens a step (one bounds check), then
+ * xio_narrow_tail for the last 31 at most, or from the step of 8 that met an
+ * out-of-range token. The same pass sums the tokens for the UDP checksum, as
+ * the stage core's kernels do: an in-range token's upper half is zero, so
+ * its value is what its four bytes add to the ones'-complement sum. Returns
+ * k | sum << 32: k the index of the first out-of-range token (ntok if none;
+ * tokens before it are narrowed), sum the ones'-complement sum (folded,
+ * memory order) of all ntok tokens as they were. -1 out of bounds. */
 __attribute__((noinline)) long xio_narrow_checked(struct xdp_md *ctx, __u64 off, __u64 ntok)
 {
 	__u8 *data_end = (__u8 *)(long)ctx->data_end;
