@@ -34,3 +34,11 @@ ALL += $(LIVE_BUILD)/xio-fault $(LIVE_BUILD)/fault-unit
 .PHONY: e2e fault-unit
 fault-unit: $(LIVE_BUILD)/fault-unit
 	flock $(LIVE_LOCK) $(LIVE_BUILD)/fault-unit
+
+LIVE_BINS := $(BUILD)/xio-server $(BUILD)/xio-fetch $(BUILD)/xio-pipeline $(LIVE_BUILD)/xio-fault
+
+e2e: $(LIVE_BUILD)/fault-unit $(LIVE_BINS)
+	flock $(LIVE_LOCK) $(LIVE_BUILD)/fault-unit
+	BUILD=$(BUILD) flock $(LIVE_LOCK) bash tests/live/e2e.sh
+
+TESTS += e2e
