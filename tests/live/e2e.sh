@@ -275,8 +275,9 @@ paced_read() {
 	stop_server
 	start_server --rate "$rate"
 	start_dpu xdp-kernel "$tmp/dpu-$name-1.json" || return 1
-	( fetch "$name" tokens.bin --out "$out/$name.u16" ) &
-	fpid=$!
+	live_bg "$HST" "$out/$name.err" timeout 120 "$fetch" --server "$STO_IP" --quiet \
+		--stats-json "$out/$name.json" tokens.bin --out "$out/$name.u16"
+	fpid=$LIVE_PID
 	sleep 1.2
 	"$action" "$name"
 	wait "$fpid" || rc=$?
