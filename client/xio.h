@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * xio.h: libxio, the host end of the XIO read protocol
+ * (../shared/xio-read-v1.md, docs/client.md). It reads INT32 token files
+ * from an XIO server as UINT16 tokens: through an xio pipeline that narrowed
+ * them on the way, or narrowing them here with the stage core's SIMD
+ * kernels when they arrive as INT32.
+ *
+ *	struct xio_error err;
+ *	struct xio_client *c;
+ *	struct xio_stat st;
+ *
+ *	if (xio_connect("storage1:7910", NULL, &c, &err) < 0 ||
+ *	    xio_stat(c, "shards/train.bin", &st, &err) < 0 ||
+ *	    xio_read(c, "shards/train.bin", 0, st.tokens, out, &err) < 0)
+ *		fprintf(stderr, "%s\n", err.msg);
+ *
+ * Conventions:
+ * - Every function that can fail returns 0 (or a documented count) on
+ *   success and -code (enum xio_code) on failure, and fills *err (may be
+ *   NULL) with the code and a one-line message naming the problem.
+ * - No global state. A client handle may be shared by threads: its calls
+ *   are serialised. A stream is used by one consumer thread at a time; it
+ *   fetches on its own thread and socket.
+ * - Tokens are little-endian UINT16 in the caller's memory, token i of the
+ *   range at index i.
+ */
+#ifndef XIO_H
+#define XIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define XIO_API __attribute__((visibility("default")))
+
+#define XIO_DEFAULT_PORT 7910
+
+/* Error codes (returned negated). */
+enum xio_code {
+	XIO_OK = 0,
+	XIO_EARG = 1,     /* a bad argument (NULL, 0 tokens, an option out of range) */
+	XIO_ESYS = 2,     /* a system call failed (socket, memory, thread) */
+	XIO_EADDR = 3,    /* the server address does not resolve */
+	XIO_ETIMEOUT = 4, /* no answer after the last try */
+	XIO_ESERVER = 5,  /* the server answered ERROR_REPLY: server_code says which */
+	XIO_ERANGE = 6,   /* the range runs past the end of the file */
+	XIO_ETOKEN = 7,   /* a token outside 0..65535 (and saturate is off) */
+	XIO_EPROTO = 8,   /* the server broke the protocol (a malformed STAT_REPLY) */
+	XIO_EFORMAT = 9,  /* a Megatron index that cannot be converted */
+	XIO_ECANCELED = 10, /* the stream was closed while fetching */
+};
+
+/* A failure: the code, the server's ERROR_REPLY code when code is
+ * XIO_ESERVER (1 not_found, 2 access, 3 range, 4 bad_request, 5 not_tokens,
+ * 6 io; else 0), and a message for people (NUL-terminated, no newline). */
+struct xio_error {
+	int32_t code;
+	uint32_t server_code;
+	char msg[256];
+};
+
+/* "ok", "bad_argument", "system", "address", "timeout", "server", "range",
+ * "token", "protocol", "format", "canceled"; "unknown" for anything else. */
+XIO_API const char *xio_code_name(int code);
+
+/* Options of a client. xio_opts_init() sets the defaults shown. */
+struct xio_opts {
+	uint32_t chunk_tokens; /* tokens per READ_REQUEST, 1..16777216 (262144) */
+	uint32_t window;       /* READ_REQUESTs outstanding at once, 1..256 (8) */
+	uint32_t timeout_ms;   /* first timeout, and ceiling of the adaptive one (500) */
+	uint32_t retries;      /* re-requests of a range that brings nothing, before
+				  giving up (8): a dead server fails after at most
+				  (retries + 1) x timeout_ms */
+	uint32_t max_count;    /* most tokens per answer datagram, 0..65535
+				  (0: the server's choice) */
+	uint32_t rcvbuf;       /* socket receive buffer in bytes (32 MiB) */
+	uint32_t crc;          /* 1: ask for HAS_CRC and require it (0) */
+	uint32_t saturate;     /* 1: clamp tokens outside 0..65535; 0: fail (0) */
+};
+
+XIO_API void xio_opts_init(struct xio_opts *o);
+
+/* Counters of a client or a stream, cumulative since it was opened. */
+struct xio_stats {
+	uint64_t tokens;         /* tokens placed, each counted once */
+	uint64_t bytes;          /* bytes placed by RAW reads */
+	uint64_t datagrams;      /* datagrams received */
+	uint64_t bytes_received; /* their UDP payload bytes */
+	uint64_t replies_uint16; /* READ_REPLY datagrams narrowed on the way */
+	uint64_t replies_int32;  /* READ_REPLY datagrams narrowed here */
+	uint64_t data_replies;   /* DATA_REPLY datagrams (RAW reads) */
+	uint64_t answers;        /* STAT_REPLY and ERROR_REPLY datagrams */
+	uint64_t requests;       /* requests sent, re-requests included */
+	uint64_t re_requests;    /* requests for ranges missing after a timeout */
+	uint64_t timeouts;       /* times a range's answer stopped arriving */
+	uint64_t duplicates;     /* datagrams bringing no new token: duplicated on
+				    the way or late answers to re-sent requests */
+	uint64_t crc_errors;     /* discarded: CRC32C wrong, or missing when asked */
+	uint64_t malformed;      /* discarded: not XIO, bad header, dtype or length */
+	uint64_t ignored;        /* discarded: outside the ranges asked for */
+	uint64_t clamped;        /* tokens clamped to 0..65535 (saturate) */
+	uint64_t refused;        /* ICMP port unreachable reports */
+	/* Every datagram received is counted once: datagrams = replies_uint16
+	 * + replies_int32 + data_replies + answers + duplicates + crc_errors +
+	 * malformed + ignored. */
+	uint64_t srtt_us;        /* smoothed round trip (0: none measured yet) */
+	uint64_t rttvar_us;      /* its variation */
+	uint64_t rto_us;         /* the timeout now */
+	uint64_t rcvbuf;         /* socket receive buffer granted by the kernel */
+};
+
+struct xio_client;
+
+/* Opens a client of the server at "HOST[:PORT]" ("[V6]:PORT" for an IPv6
+ * address with a port), port 7910 by default. opts may be NULL for the
+ * defaults. Nothing is sent yet. */
+XIO_API int xio_connect(const char *server, const struct xio_opts *opts,
+			struct xio_client **out, struct xio_error *err);
+
+XIO_API void xio_close(struct xio_client *c);
+
+/* Called from inside xio_read / xio_read_bytes, on the caller's thread,
+ * each time the prefix of the range that is complete grows: done of total
+ * tokens (bytes). NULL removes it. */
+typedef void (*xio_progress_fn)(void *arg, uint64_t done, uint64_t total);
+XIO_API void xio_set_progress(struct xio_client *c, xio_progress_fn fn, void *arg);
+
+/* A file on the server. */
+struct xio_stat {
+	uint64_t size;     /* bytes */
+	uint64_t tokens;   /* whole INT32 tokens: size / 4 */
+	uint64_t mtime_ns; /* modification time, ns since the epoch */
+	uint32_t is_tokens; /* 1 when size is a multiple of 4 */
+};
+
+/* STAT_REQUEST: path relative to the server's root. */
+XIO_API int xio_stat(struct xio_client *c, const char *path, struct xio_stat *st,
+		     struct xio_error *err);
+
+/* Reads tokens [first, first + count) of path into dst[0..count) as UINT16.
+ * The range must lie inside the file (XIO_ERANGE otherwise). */
+XIO_API int xio_read(struct xio_client *c, const char *path, uint64_t first, uint64_t count,
+		     uint16_t *dst, struct xio_error *err);
+
+/* RAW read: bytes [first, first + count) of any regular file into dst. */
+XIO_API int xio_read_bytes(struct xio_client *c, const char *path, uint64_t first,
+			   uint64_t count, void *dst, struct xio_error *err);
+
+/* A copy of the client's counters. */
+XIO_API void xio_client_stats(struct xio_client *c, struct xio_stats *st);
+
+/* Sharding: rank of world readers reads the rank-th contiguous part of
+ * [first, first + count): parts differ by at most one token and, in rank
+ * order, concatenate to the whole range. Sets *part_first, *part_count;
+ * XIO_EARG when world is 0 or rank >= world. */
+XIO_API int xio_shard(uint64_t first, uint64_t count, uint32_t rank, uint32_t world,
+		      uint64_t *part_first, uint64_t *part_count);
+
+/* A prefetching stream: the tokens of [first, first + count) of a file
+ * (count 0: to the end), or of a rank's shard of it, in batches of
+ * batch_tokens (the last may be shorter), fetched in order on a thread of
+ * its own into a ring of depth + 1 batch buffers, so that up to depth
+ * batches are ready in memory ahead of the one the consumer holds. */
+struct xio_stream_opts {
+	uint64_t first;
+	uint64_t count;
+	uint64_t batch_tokens; /* 1..2^31 */
+	uint32_t depth;        /* batches fetched ahead, 1..1024 (4) */
+	uint32_t rank;         /* 0..world-1 (0) */
+	uint32_t world;        /* readers sharing the range (1) */
+};
+
+XIO_API void xio_stream_opts_init(struct xio_stream_opts *o, uint64_t batch_tokens);
+
+struct xio_stream;
+
+/* Stats the file, shards the range, starts fetching. The stream uses the
+ * client's server and options on a socket of its own; the client may be
+ * closed while the stream lives. */
+XIO_API int xio_stream_open(struct xio_client *c, const char *path,
+			    const struct xio_stream_opts *o, struct xio_stream **out,
+			    struct xio_error *err);
+
+/* The next batch, zero-copy: *tokens points into the ring and stays valid
+ * until the next xio_stream_next or xio_stream_close (which hand its buffer
+ * back to the fetcher). Blocks until the batch is complete. Returns 1 with a
+ * batch, 0 at the end (*tokens NULL, *n 0), or -code. */
+XIO_API int xio_stream_next(struct xio_stream *s, const uint16_t **tokens, size_t *n,
+			    struct xio_error *err);
+
+/* The stream's range after sharding: first token and token count. */
+XIO_API void xio_stream_range(const struct xio_stream *s, uint64_t *first, uint64_t *count);
+
+/* Counters of the stream's fetcher, as of its last completed batch. */
+XIO_API void xio_stream_stats(struct xio_stream *s, struct xio_stats *st);
+
+/* Stops the fetcher (a read in progress ends at once) and frees the ring. */
+XIO_API void xio_stream_close(struct xio_stream *s);
+
+/* Output formats (xio_format.c). */
+
+/* llm.c token shard: 256 little-endian int32 (20240520, 1, token count,
+ * zeros), then the UINT16 tokens. */
+#define XIO_LLMC_HEADER_BYTES 1024
+#define XIO_LLMC_MAGIC        20240520
+#define XIO_LLMC_MAX_TOKENS   2147483647u
+
+/* Writes the llm.c header for ntok tokens at hdr[0..1024). XIO_EFORMAT when
+ * ntok does not fit the header's int32. */
+XIO_API int xio_llmc_header(uint8_t hdr[XIO_LLMC_HEADER_BYTES], uint64_t ntok,
+			    struct xio_error *err);
+
+/* Megatron-LM indexed dataset (.idx): "MMIDIDX\0\0", version 1 (u64), dtype
+ * code (u8: 4 int32, 8 uint16), sequence count (u64), document count (u64),
+ * sizes (int32 each), pointers (int64 byte offsets into .bin), document
+ * indices (int64); all little-endian; bytes after them (the multimodal
+ * modes) are kept as they are. */
+struct xio_megatron_idx {
+	uint64_t sequences;
+	uint64_t documents;
+	uint64_t tokens;  /* the sum of the sizes */
+	uint8_t dtype;    /* the code read */
+};
+
+/* Checks an int32 index against a .bin of bin_tokens INT32 tokens (every
+ * sequence inside it, pointers 4-byte aligned) and rewrites it in place as
+ * the index of the UINT16 .bin: dtype code 8 and every pointer halved.
+ * Anything else, an index that is not int32 above all, is XIO_EFORMAT
+ * naming the problem; buf is then unchanged. */
+XIO_API int xio_megatron_idx_narrow(uint8_t *buf, size_t len, uint64_t bin_tokens,
+				    struct xio_megatron_idx *info, struct xio_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* XIO_H */

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * xio_priv.h: what the modules of libxio share and the public header does
+ * not show: the error helper, the socket (xio_conn.c), the adaptive timeout
+ * (xio_rtt.c), the received-range bookkeeping (xio_missing.c) and the
+ * engine that reads through them (xio_read.c, xio_stat.c).
+ */
+#ifndef XIO_PRIV_H
+#define XIO_PRIV_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "xio.h"
+
+#define XIO_HIDDEN __attribute__((visibility("hidden")))
+
+/* Sets *err (may be NULL) and returns -code. */
+XIO_HIDDEN int xio_fail(struct xio_error *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+XIO_HIDDEN uint64_t xio_now_ns(void);
+
+/* ---- xio_rtt.c: RFC 6298 estimator, in microseconds ---- */
+
+#define XIO_RTO_MIN_US 10000u /* floor of the adaptive timeout: above scheduling hiccups */
+
+struct xio_rtt {
+	uint64_t srtt;   /* 0 until the first sample */
+	uint64_t rttvar;
+	uint64_t rto;
+	uint64_t min;
+	uint64_t max;
+};
+
+/* rto starts at max (nothing measured yet) and stays within min..max. */
+XIO_HIDDEN void xio_rtt_init(struct xio_rtt *r, uint64_t min_us, uint64_t max_us);
+XIO_HIDDEN void xio_rtt_sample(struct xio_rtt *r, uint64_t rtt_us);
+/* The timeout after `fails` timeouts in a row: rto doubled that often,
+ * at most max. */
+XIO_HIDDEN uint64_t xio_rtt_timeout(const struct xio_rtt *r, unsigned fails);
+
+/* ---- xio_missing.c: which units of a chunk have arrived ---- */
+
+struct xio_missing {
+	uint64_t *bits; /* 1 = received */
+	uint64_t n;     /* units in the chunk */
+	uint64_t got;   /* units received */
+};
+
+struct xio_range {
+	uint64_t a, b; /* [a, b) */
+};
+
+/* bits must hold n bits (xio_missing_words(n) words). */
+static inline size_t xio_missing_words(uint64_t n)
+{
+	return (size_t)((n + 63) / 64);
+}
+XIO_HIDDEN void xio_missing_reset(struct xio_missing *m, uint64_t *bits, uint64_t n);
+/* Marks [a, b) received (b <= n); returns how many of them were new. */
+XIO_HIDDEN uint64_t xio_missing_mark(struct xio_missing *m, uint64_t a, uint64_t b);
+/* The first missing run at or after from: 1 and [*a, *b), or 0. */
+XIO_HIDDEN int xio_missing_next(const struct xio_missing *m, uint64_t from, struct xio_range *r);
+/* The ranges to ask again, at most max (>= 1): the missing runs in order,
+ * the last one stretched over all that is still missing after it. Returns
+ * how many. */
+XIO_HIDDEN size_t xio_missing_ranges(const struct xio_missing *m, struct xio_range *out,
+				     size_t max);
+
+/* ---- xio_conn.c: the UDP socket to the server ---- */
+
+#define XIO_RX_BATCH   32     /* datagrams per recvmmsg */
+#define XIO_RX_SLOT    65536  /* bytes per received datagram (the UDP maximum) */
+#define XIO_TX_BATCH   64     /* requests per sendmmsg */
+#define XIO_TX_SLOT    1088   /* a request with the longest path */
+
+struct xio_conn {
+	int fd;
+	int wake_fd;            /* eventfd that interrupts a wait (streams), or -1 */
+	char name[300];         /* the server as given, for messages */
+	uint8_t *rx;            /* XIO_RX_BATCH x XIO_RX_SLOT */
+	struct mmsghdr rmsg[XIO_RX_BATCH];
+	struct iovec riov[XIO_RX_BATCH];
+	uint8_t *tx;            /* XIO_TX_BATCH x XIO_TX_SLOT */
+	struct mmsghdr smsg[XIO_TX_BATCH];
+	struct iovec siov[XIO_TX_BATCH];
+	unsigned ntx;           /* requests queued in tx */
+	int send_errno;         /* the last send failure, 0 if none */
+	uint64_t rcvbuf;
+};
+
+/* Resolves "HOST[:PORT]", opens a UDP socket connected to it with a
+ * receive buffer of rcvbuf bytes (or what the kernel grants). */
+XIO_HIDDEN int xio_conn_open(struct xio_conn *c, const char *server, uint32_t rcvbuf,
+			     bool wakeable, struct xio_error *err);
+XIO_HIDDEN void xio_conn_close(struct xio_conn *c);
+/* The next free request buffer (sending a full batch first). */
+XIO_HIDDEN uint8_t *xio_conn_tx_buf(struct xio_conn *c, uint64_t *refused);
+XIO_HIDDEN void xio_conn_tx_commit(struct xio_conn *c, size_t len);
+/* Sends the queued requests with sendmmsg. A request the kernel refuses is
+ * lost as on the wire (its range times out and is asked again): ICMP port
+ * unreachable counts in *refused, any other failure is kept in send_errno
+ * for the timeout's message. */
+XIO_HIDDEN void xio_conn_flush(struct xio_conn *c, uint64_t *refused);
+/* Waits until a datagram arrives, the wake fd fires or deadline_ns passes.
+ * Returns 1 when datagrams are waiting, 0 on the deadline, -XIO_ECANCELED
+ * when woken, -XIO_ESYS on a failure. */
+XIO_HIDDEN int xio_conn_wait(struct xio_conn *c, uint64_t deadline_ns, struct xio_error *err);
+/* Receives up to XIO_RX_BATCH datagrams without blocking; their lengths in
+ * len[] (0 for a truncated one). Returns how many (0: none waiting). */
+XIO_HIDDEN int xio_conn_recv(struct xio_conn *c, uint32_t len[XIO_RX_BATCH], uint64_t *refused,
+			     struct xio_error *err);
+static inline const uint8_t *xio_conn_rx(const struct xio_conn *c, int i)
+{
+	return c->rx + (size_t)i * XIO_RX_SLOT;
+}
+
+/* ---- the engine: one socket, its timers and counters ---- */
+
+#define XIO_REQ_TABLE 4096 /* requests remembered, by stream_id modulo */
+#define XIO_RE_REQ_MAX 64  /* re-requests per chunk per timeout */
+
+/* A request sent, remembered so that answers can be checked against it. */
+struct xio_req {
+	uint32_t id;        /* stream_id; 0 = unused */
+	uint8_t opcode;     /* READ_REQUEST or STAT_REQUEST */
+	uint8_t first_try;  /* the chunk's first request: its answer is an RTT sample */
+	uint8_t sampled;
+	uint32_t slot;
+	uint64_t chunk_seq; /* the chunk it was for (a STAT: the stat's number) */
+	uint64_t a, b;      /* the range asked for */
+	uint64_t sent_ns;
+};
+
+/* A chunk being read: one slot of the window. Its clock (last_ns) starts
+ * when its latest request is sent and restarts with every new unit; while
+ * that request has brought nothing (waiting), new units for requests sent
+ * before it restart it too: a server answers in order, so a request queued
+ * behind others is not late. */
+struct xio_slot {
+	uint64_t chunk_seq; /* 0 = free */
+	uint64_t start;     /* first unit (token or byte) of the chunk */
+	uint64_t last_ns;
+	uint64_t order;     /* when its latest request went out, in request order */
+	bool waiting;       /* nothing received since then */
+	bool retried;       /* asked again at least once (no more RTT samples) */
+	unsigned fails;     /* timeouts in a row without a new unit */
+	struct xio_missing miss;
+};
+
+struct xio_engine {
+	struct xio_opts opts;
+	struct xio_conn conn;
+	struct xio_rtt rtt;
+	struct xio_stats st;
+	uint32_t next_id;
+	uint64_t chunk_seq;
+	uint64_t order;         /* request rounds sent */
+	struct xio_req *reqs;   /* XIO_REQ_TABLE */
+	struct xio_slot *slots; /* opts.window */
+	uint64_t *bits;         /* the slots' bitmaps */
+	uint64_t slot_units;    /* most units of a chunk */
+	xio_progress_fn progress;
+	void *progress_arg;
+};
+
+XIO_HIDDEN int xio_opts_check(const struct xio_opts *o, struct xio_error *err);
+XIO_HIDDEN int xio_engine_init(struct xio_engine *e, const char *server,
+			       const struct xio_opts *o, bool wakeable, struct xio_error *err);
+XIO_HIDDEN void xio_engine_fini(struct xio_engine *e);
+/* A fresh non-zero stream_id and its table entry. */
+XIO_HIDDEN struct xio_req *xio_engine_new_req(struct xio_engine *e);
+XIO_HIDDEN struct xio_req *xio_engine_find_req(struct xio_engine *e, uint32_t id);
+/* The engine's counters with the timer's state filled in. */
+XIO_HIDDEN void xio_engine_stats(const struct xio_engine *e, struct xio_stats *st);
+/* Reads units [first, first + count) of path into dst: UINT16 tokens, or
+ * bytes when raw (xio_read.c). */
+XIO_HIDDEN int xio_engine_read(struct xio_engine *e, const char *path, uint64_t first,
+			       uint64_t count, uint8_t *dst, bool raw, struct xio_error *err);
+/* STAT_REQUEST with retries (xio_stat.c). */
+XIO_HIDDEN int xio_engine_stat(struct xio_engine *e, const char *path, struct xio_stat *st,
+			       struct xio_error *err);
+/* Checks a path's length for a request (1..1024 bytes). */
+XIO_HIDDEN int xio_path_len(const char *path, size_t *len, struct xio_error *err);
+
+/* The client handle (xio_client.c). */
+struct xio_client {
+	pthread_mutex_t lock;
+	char server[300];
+	struct xio_engine e;
+};
+
+#endif /* XIO_PRIV_H */

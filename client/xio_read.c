@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * xio_read.c: the windowed read. The range is cut into chunks; up to
+ * `window` of them are asked for at once, each by a READ_REQUEST. Every
+ * answer datagram is checked (header, dtype and length, CRC32C as it
+ * arrived, the request it answers and that request's range) and placed at
+ * its first_token: UINT16 payloads (narrowed on the way) are copied,
+ * INT32 payloads are narrowed here by the stage core's SIMD kernels. Only
+ * units not received yet are placed and counted, so duplicates and late
+ * answers change nothing. A chunk whose answer stops for a timeout (the
+ * adaptive one of xio_rtt.c) is asked again for exactly its missing
+ * ranges, with new stream_ids, until `retries` timeouts in a row bring
+ * nothing.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "xio_crc.h"
+#include "xio_msg.h"
+#include "xio_narrow.h"
+#include "xio_priv.h"
+
+#define RX_BATCHES_PER_WAKE 8 /* then look at the timers again */
+
+struct job {
+	struct xio_engine *e;
+	const char *path;
+	size_t path_len;
+	uint64_t first, end, next; /* units: tokens, or bytes when raw */
+	uint64_t chunk;            /* units per chunk */
+	uint64_t done;             /* complete prefix last reported */
+	uint8_t *dst;
+	bool raw;
+	unsigned active;           /* slots in use */
+	const struct xio_narrow_ops *ops;
+	int rc;                    /* the first failure */
+	struct xio_error *err;
+};
+
+static void send_request(struct job *j, uint32_t slot, uint64_t a, uint64_t b, bool first_try,
+			 uint64_t now)
+{
+	struct xio_engine *e = j->e;
+	struct xio_req *r = xio_engine_new_req(e);
+	uint8_t *buf = xio_conn_tx_buf(&e->conn, &e->st.refused);
+	uint32_t max_count = e->opts.max_count;
+	uint8_t options = (uint8_t)((j->raw ? XIO_OPT_RAW : 0) | (e->opts.crc ? XIO_OPT_CRC : 0));
+	size_t len;
+
+	if (j->raw && max_count) /* RAW answers count bytes */
+		max_count = max_count * 4 > 65535 ? 65535 : max_count * 4;
+	len = xio_request_build(buf, XIO_TX_SLOT, XIO_OP_READ_REQUEST, r->id, a, (uint32_t)(b - a),
+				(uint16_t)max_count, options, j->path, j->path_len);
+	xio_conn_tx_commit(&e->conn, len);
+	r->opcode = XIO_OP_READ_REQUEST;
+	r->first_try = first_try;
+	r->slot = slot;
+	r->chunk_seq = e->slots[slot].chunk_seq;
+	r->a = a;
+	r->b = b;
+	r->sent_ns = now;
+	e->st.requests++;
+	if (!first_try)
+		e->st.re_requests++;
+}
+
+/* Starts chunks while the window has room. */
+static void fill_window(struct job *j, uint64_t now)
+{
+	struct xio_engine *e = j->e;
+
+	for (uint32_t i = 0; i < e->opts.window && j->next < j->end; i++) {
+		struct xio_slot *s = &e->slots[i];
+		uint64_t n = j->end - j->next < j->chunk ? j->end - j->next : j->chunk;
+
+		if (s->chunk_seq)
+			continue;
+		s->chunk_seq = ++e->chunk_seq;
+		s->start = j->next;
+		s->last_ns = now;
+		s->order = ++e->order;
+		s->waiting = true;
+		s->retried = false;
+		s->fails = 0;
+		xio_missing_reset(&s->miss, s->miss.bits, n);
+		send_request(j, i, j->next, j->next + n, true, now);
+		j->next += n;
+		j->active++;
+	}
+}
+
+static void fail_job(struct job *j, int rc)
+{
+	if (j->rc == 0)
+		j->rc = rc;
+}
+
+/* 4 for INT32 READ_REPLY, 2 for UINT16 + NARROWED, 1 for DATA_REPLY; 0 for
+ * any other combination, reserved flag bits included. */
+static unsigned reply_width(const struct xio_hdr *h)
+{
+	if (h->flags & XIO_F_RESERVED)
+		return 0;
+	if (h->opcode == XIO_OP_DATA_REPLY)
+		return h->dtype == 0 && !(h->flags & XIO_F_NARROWED) ? 1 : 0;
+	if (h->dtype == XIO_DT_INT32 && !(h->flags & XIO_F_NARROWED))
+		return 4;
+	if (h->dtype == XIO_DT_UINT16 && (h->flags & XIO_F_NARROWED))
+		return 2;
+	return 0;
+}
+
+static void on_error_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_t len,
+			   const struct xio_hdr *h)
+{
+	struct xio_engine *e = j->e;
+	uint32_t code, mlen;
+	const char *msg;
+
+	if (!r || r->opcode != XIO_OP_READ_REQUEST) {
+		e->st.ignored++;
+		return;
+	}
+	if (e->slots[r->slot].chunk_seq != r->chunk_seq) {
+		e->st.duplicates++; /* a late answer to a chunk already complete */
+		return;
+	}
+	if (xio_error_parse(b, len, h, &code, &msg, &mlen) < 0) {
+		e->st.malformed++;
+		return;
+	}
+	e->st.answers++;
+	fail_job(j, xio_fail(j->err, code == XIO_E_RANGE ? XIO_ERANGE : XIO_ESERVER,
+			     "%s: server %s: %s: %.*s", j->path, e->conn.name, xio_err_name(code),
+			     (int)(mlen > 160 ? 160 : mlen), msg));
+	if (j->err)
+		j->err->server_code = code;
+}
+
+/* Places units [a, b) of the chunk from the datagram's payload, whose first
+ * unit is unit `rel` of the chunk. */
+static int place(struct job *j, const struct xio_slot *s, const uint8_t *payload,
+		 unsigned width, uint64_t rel, uint64_t a, uint64_t b)
+{
+	struct xio_engine *e = j->e;
+	uint64_t at = s->start + a - j->first; /* index in dst */
+	const uint8_t *src = payload + (a - rel) * width;
+	size_t n = (size_t)(b - a), k;
+	uint64_t sum = 0;
+
+	if (width == 1) {
+		memcpy(j->dst + at, src, n);
+		return 0;
+	}
+	if (width == 2) {
+		memcpy(j->dst + 2 * at, src, 2 * n);
+		return 0;
+	}
+	k = j->ops->narrow_checked(j->dst + 2 * at, src, n, &sum);
+	if (k == n)
+		return 0;
+	if (e->opts.saturate) {
+		e->st.clamped += j->ops->narrow_saturate(j->dst + 2 * (at + k), src + 4 * k, n - k);
+		return 0;
+	}
+	{
+		const uint8_t *t = src + 4 * k;
+		int32_t v = (int32_t)((uint32_t)t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16 |
+				      (uint32_t)t[3] << 24);
+
+		return xio_fail(j->err, XIO_ETOKEN,
+				"%s: token %llu is %d, outside 0..65535 (saturate clamps it)",
+				j->path, (unsigned long long)(s->start + a + k), v);
+	}
+}
+
+/* New units arrived for slot s: its clock restarts, and so do those of the
+ * slots still waiting for requests sent after s's. */
+static void progress(struct job *j, struct xio_slot *s, uint64_t now)
+{
+	struct xio_engine *e = j->e;
+
+	for (uint32_t i = 0; i < e->opts.window; i++) {
+		struct xio_slot *t = &e->slots[i];
+
+		if (t->chunk_seq && t->waiting && t->order > s->order && t->last_ns < now)
+			t->last_ns = now;
+	}
+	s->last_ns = now;
+	s->waiting = false;
+	s->fails = 0;
+}
+
+static void on_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_t len,
+		     const struct xio_hdr *h, uint64_t now)
+{
+	struct xio_engine *e = j->e;
+	unsigned width = reply_width(h);
+	const uint8_t *payload = b + h->hdr_len;
+	uint64_t plen = len - h->hdr_len, n = h->token_count, rel, fresh;
+	struct xio_slot *s;
+	struct xio_range m;
+
+	if (width == 0 || n == 0 || plen != n * width) {
+		e->st.malformed++;
+		return;
+	}
+	if (h->flags & XIO_F_HAS_CRC ? xio_crc32c(payload, plen) != h->payload_crc : e->opts.crc) {
+		e->st.crc_errors++; /* discarded: the range stays missing */
+		return;
+	}
+	if (!r || r->opcode != XIO_OP_READ_REQUEST || h->first_token < r->a ||
+	    h->first_token >= r->b || n > r->b - h->first_token) {
+		e->st.ignored++;
+		return;
+	}
+	s = &e->slots[r->slot];
+	if (s->chunk_seq != r->chunk_seq) {
+		e->st.duplicates++;
+		return;
+	}
+	if ((h->flags & XIO_F_LAST) && h->first_token + n < r->b) {
+		fail_job(j, xio_fail(j->err, XIO_ERANGE,
+				     "%s: the file ends at %s %llu, before the end of the range asked for",
+				     j->path, j->raw ? "byte" : "token",
+				     (unsigned long long)(h->first_token + n)));
+		return;
+	}
+	rel = h->first_token - s->start;
+	if (!xio_missing_next(&s->miss, rel, &m) || m.a >= rel + n) {
+		e->st.duplicates++;
+		return;
+	}
+	do {
+		uint64_t end = m.b < rel + n ? m.b : rel + n;
+		int rc = place(j, s, payload, width, rel, m.a, end);
+
+		if (rc < 0) {
+			fail_job(j, rc);
+			return;
+		}
+	} while (xio_missing_next(&s->miss, m.b, &m) && m.a < rel + n);
+	if (r->first_try && !r->sampled && !s->retried) {
+		/* from when the server could start on it: Karn, first tries only */
+		r->sampled = 1;
+		xio_rtt_sample(&e->rtt, (now - s->last_ns) / 1000);
+	}
+	fresh = xio_missing_mark(&s->miss, rel, rel + n);
+	if (j->raw)
+		e->st.bytes += fresh;
+	else
+		e->st.tokens += fresh;
+	e->st.replies_uint16 += width == 2;
+	e->st.replies_int32 += width == 4;
+	e->st.data_replies += width == 1;
+	progress(j, s, now);
+	if (s->miss.got == s->miss.n) {
+		s->chunk_seq = 0;
+		j->active--;
+	}
+}
+
+static void on_datagram(struct job *j, const uint8_t *b, uint32_t len, uint64_t now)
+{
+	struct xio_engine *e = j->e;
+	struct xio_hdr h;
+	struct xio_req *r;
+
+	e->st.datagrams++;
+	e->st.bytes_received += len;
+	if (len == 0 || xio_hdr_parse(b, len, &h) < 0) {
+		e->st.malformed++;
+		return;
+	}
+	r = xio_engine_find_req(e, h.stream_id);
+	if (h.opcode == XIO_OP_ERROR_REPLY)
+		on_error_reply(j, r, b, len, &h);
+	else if (h.opcode == (j->raw ? XIO_OP_DATA_REPLY : XIO_OP_READ_REPLY))
+		on_reply(j, r, b, len, &h, now);
+	else if (r) /* a late answer to an earlier exchange */
+		e->st.duplicates++;
+	else
+		e->st.ignored++;
+}
+
+static int timeout_error(struct job *j, const struct xio_slot *s)
+{
+	struct xio_engine *e = j->e;
+	struct xio_range m;
+	char why[120] = "";
+
+	if (e->st.refused)
+		snprintf(why, sizeof(why), ": port unreachable, is the server running?");
+	else if (e->conn.send_errno)
+		snprintf(why, sizeof(why), ": sending failed: %s", strerror(e->conn.send_errno));
+	xio_missing_next(&s->miss, 0, &m);
+	return xio_fail(j->err, XIO_ETIMEOUT,
+			"%s: no answer from %s for %s %llu..%llu after %u tries (last timeout %llu ms)%s",
+			j->path, e->conn.name, j->raw ? "bytes" : "tokens",
+			(unsigned long long)(s->start + m.a), (unsigned long long)(s->start + m.b - 1),
+			s->fails, (unsigned long long)(xio_rtt_timeout(&e->rtt, s->fails - 1) / 1000),
+			why);
+}
+
+/* Re-requests the missing ranges of slots whose answer stopped arriving;
+ * fails the job after `retries` timeouts in a row. Returns the earliest
+ * deadline left. */
+static uint64_t check_timers(struct job *j, uint64_t now)
+{
+	struct xio_engine *e = j->e;
+	uint64_t next = UINT64_MAX;
+
+	for (uint32_t i = 0; i < e->opts.window && j->rc == 0; i++) {
+		struct xio_slot *s = &e->slots[i];
+		struct xio_range rg[XIO_RE_REQ_MAX];
+		uint64_t deadline;
+		size_t k;
+
+		if (!s->chunk_seq)
+			continue;
+		deadline = s->last_ns + xio_rtt_timeout(&e->rtt, s->fails) * 1000;
+		if (deadline > now) {
+			next = deadline < next ? deadline : next;
+			continue;
+		}
+		e->st.timeouts++;
+		if (++s->fails > e->opts.retries) {
+			fail_job(j, timeout_error(j, s));
+			break;
+		}
+		k = xio_missing_ranges(&s->miss, rg, XIO_RE_REQ_MAX);
+		for (size_t q = 0; q < k; q++)
+			send_request(j, i, s->start + rg[q].a, s->start + rg[q].b, false, now);
+		s->last_ns = now;
+		s->order = ++e->order;
+		s->waiting = true;
+		s->retried = true;
+		deadline = now + xio_rtt_timeout(&e->rtt, s->fails) * 1000;
+		next = deadline < next ? deadline : next;
+	}
+	return next;
+}
+
+static void report_progress(struct job *j)
+{
+	struct xio_engine *e = j->e;
+	uint64_t low = j->next;
+
+	if (!e->progress)
+		return;
+	for (uint32_t i = 0; i < e->opts.window; i++)
+		if (e->slots[i].chunk_seq && e->slots[i].start < low)
+			low = e->slots[i].start;
+	if (low - j->first > j->done) {
+		j->done = low - j->first;
+		e->progress(e->progress_arg, j->done, j->end - j->first);
+	}
+}
+
+/* Receives what is waiting, a few batches at most. */
+static void receive(struct job *j)
+{
+	struct xio_engine *e = j->e;
+	uint32_t len[XIO_RX_BATCH];
+
+	for (int round = 0; round < RX_BATCHES_PER_WAKE && j->rc == 0; round++) {
+		int n = xio_conn_recv(&e->conn, len, &e->st.refused, j->err);
+		uint64_t now = xio_now_ns();
+
+		if (n < 0) {
+			fail_job(j, n);
+			return;
+		}
+		for (int i = 0; i < n; i++) {
+			if (j->rc == 0) {
+				on_datagram(j, xio_conn_rx(&e->conn, i), len[i], now);
+				continue;
+			}
+			e->st.datagrams++; /* received after the read failed */
+			e->st.bytes_received += len[i];
+			e->st.ignored++;
+		}
+		if (n < XIO_RX_BATCH)
+			return;
+	}
+}
+
+int xio_engine_read(struct xio_engine *e, const char *path, uint64_t first, uint64_t count,
+		    uint8_t *dst, bool raw, struct xio_error *err)
+{
+	struct job j = {
+		.e = e, .path = path, .first = first, .next = first, .end = first + count,
+		.chunk = raw ? e->slot_units : e->opts.chunk_tokens, .dst = dst, .raw = raw,
+		.ops = xio_narrow_ops(), .err = err,
+	};
+	int rc = xio_path_len(path, &j.path_len, err);
+
+	if (rc < 0)
+		return rc;
+	if (!dst || count == 0 || first + count < first)
+		return xio_fail(err, XIO_EARG, "%s: nothing to read into (count %llu)", path,
+				(unsigned long long)count);
+	fill_window(&j, xio_now_ns());
+	xio_conn_flush(&e->conn, &e->st.refused);
+	while (j.active > 0 && j.rc == 0) {
+		uint64_t deadline = check_timers(&j, xio_now_ns());
+
+		xio_conn_flush(&e->conn, &e->st.refused);
+		if (j.rc)
+			break;
+		rc = xio_conn_wait(&e->conn, deadline, err);
+		if (rc < 0) {
+			fail_job(&j, rc);
+			break;
+		}
+		if (rc > 0)
+			receive(&j);
+		fill_window(&j, xio_now_ns());
+		xio_conn_flush(&e->conn, &e->st.refused);
+		report_progress(&j);
+	}
+	for (uint32_t i = 0; i < e->opts.window; i++)
+		e->slots[i].chunk_seq = 0; /* answers still on the way are late */
+	return j.rc;
+}

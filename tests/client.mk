@@ -1,0 +1,45 @@
+# tests/client.mk: the tests of libxio, xio-fetch and the Python binding
+# (tests/client/, docs/client.md).
+#   client-unit    CUnit: the modules (test_client_units) and the protocol
+#                  against a scripted server thread (test_client_proto),
+#                  native and under ASan+UBSan
+#   client-e2e     xio-fetch against the lossy test server xcl-server:
+#                  every format, every fault, ranks, errors, a dead server
+#   client-python  the Python binding (and xio.torch when torch imports)
+# Loopback UDP ports 22000-22999 only.
+
+CLIENT_TESTS := test_client_units test_client_proto
+CLIENT_TEST_DEPS := tests/unit/xio_unit.c tests/unit/xio_unit.h $(CLIENT_HDR)
+XCL_SERVER := $(BUILD)/tests/xcl-server
+
+$(addprefix $(BUILD)/tests/,$(CLIENT_TESTS)): $(BUILD)/tests/%: tests/client/%.c \
+		$(CLIENT_TEST_DEPS) $(LIBXIO_A) $(STAGES_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -pthread -Iclient -Itests/unit $(CUNIT_CFLAGS) $(ISAL_CFLAGS) $< \
+		tests/unit/xio_unit.c $(LIBXIO_A) $(STAGES_LIB) -o $@ $(CUNIT_LIBS) $(ISAL_LIBS)
+
+# ASan+UBSan: the client's sources compiled into the test itself.
+$(addprefix $(BUILD)/asan/tests/,$(CLIENT_TESTS)): $(BUILD)/asan/tests/%: tests/client/%.c \
+		$(CLIENT_TEST_DEPS) $(CLIENT_SRC) $(BUILD)/asan/libxio_stages.a
+	@mkdir -p $(@D)
+	$(CC) $(filter-out -O2,$(CFLAGS)) $(ASAN_FLAGS) -pthread -Iclient -Itests/unit \
+		$(CUNIT_CFLAGS) $(ISAL_CFLAGS) $< tests/unit/xio_unit.c $(CLIENT_SRC) \
+		$(BUILD)/asan/libxio_stages.a -o $@ $(CUNIT_LIBS) $(ISAL_LIBS)
+
+$(XCL_SERVER): tests/client/xcl_server.c $(STAGES_LIB) $(wildcard stages/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ISAL_CFLAGS) $< $(STAGES_LIB) -o $@ $(ISAL_LIBS)
+
+.PHONY: client-unit client-e2e client-python
+client-unit: export ASAN_OPTIONS ?= detect_leaks=1:halt_on_error=1
+client-unit: export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
+client-unit: $(addprefix $(BUILD)/tests/,$(CLIENT_TESTS)) $(addprefix $(BUILD)/asan/tests/,$(CLIENT_TESTS))
+	@set -e; for t in $^; do echo "--- $$t"; $$t; done
+
+client-e2e: $(BUILD)/xio-fetch $(XCL_SERVER)
+	BUILD=$(BUILD) bash tests/client/test_fetch.sh
+
+client-python: $(LIBXIO_SO) $(XCL_SERVER)
+	BUILD=$(BUILD) bash tests/client/test_python.sh
+
+TESTS += client-unit client-e2e client-python

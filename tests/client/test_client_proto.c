@@ -1,0 +1,641 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * test_client_proto.c: libxio against a scripted server on loopback (a
+ * thread of this test, UDP ports 22950-22959), where each test decides
+ * exactly which datagrams answer which request. Checks placement by
+ * first_token with overlapping and duplicated datagrams of both forms, the
+ * re-request of exactly the missing range, late answers from an earlier
+ * read, every invalid datagram counted under its reason, out-of-range
+ * tokens (error naming them, or clamped), ERROR_REPLY, a file shorter than
+ * the range, a dead server and a closed port, STAT, RAW reads, the stream
+ * (sharded, batches, zero-copy, closed while it waits). Counters are
+ * checked exactly.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "xio_crc.h"
+#include "xio_msg.h"
+#include "xio_priv.h"
+#include "xio_unit.h"
+
+#define PORT       22950
+#define DEAD_PORT  22951 /* bound, never answers */
+#define SHUT_PORT  22952 /* nobody listens */
+#define NTOK       3000
+#define DGRAM_TOK  250
+#define MTIME_NS   1234567890123456789ull
+
+enum mode {
+	M_NORMAL,    /* every request answered in datagrams of 250 INT32 tokens */
+	M_LOSSY,     /* chunk 0: overlapping and duplicated datagrams, its tail lost */
+	M_ERROR,     /* every READ gets ERROR_REPLY not_found */
+	M_STAT_ONLY, /* STAT answered, READ never */
+	M_LATE,      /* each read's first datagram sent again during the next read */
+	M_INVALID,   /* invalid datagrams among the good ones */
+};
+
+struct script {
+	int fd;
+	pthread_t th;
+	volatile int stop;
+	enum mode mode;
+	uint64_t file_tokens; /* what the server says the file holds */
+	pthread_mutex_t lock;
+	struct xio_range seen[64]; /* READ requests in arrival order */
+	unsigned nseen;
+	uint8_t held[4096];        /* M_LATE: a datagram kept for later */
+	size_t held_len;
+};
+
+static int32_t tok[NTOK];
+static uint8_t raw_file[5001];
+
+static void fill_tokens(void)
+{
+	for (int i = 0; i < NTOK; i++)
+		tok[i] = (int32_t)((i * 40503u + 7) & 0xFFFF);
+	for (size_t i = 0; i < sizeof(raw_file); i++)
+		raw_file[i] = (uint8_t)(i * 31 + 1);
+}
+
+static int bound_socket(uint16_t port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		perror("test_client_proto: bind");
+		exit(2);
+	}
+	return fd;
+}
+
+struct peer {
+	struct sockaddr_storage a;
+	socklen_t len;
+};
+
+static void send_to(struct script *s, const struct peer *p, const uint8_t *b, size_t n)
+{
+	sendto(s->fd, b, n, 0, (const struct sockaddr *)&p->a, p->len);
+}
+
+/* A READ_REPLY (or DATA_REPLY for RAW) of units [a, b) in the given form,
+ * into buf; returns its length. */
+static size_t build_reply(const struct xio_request *r, uint64_t a, uint64_t b, bool narrowed,
+			  uint64_t end, uint8_t *buf)
+{
+	bool raw = r->options & XIO_OPT_RAW;
+	struct xio_hdr h = {
+		.opcode = raw ? XIO_OP_DATA_REPLY : XIO_OP_READ_REPLY,
+		.flags = (uint8_t)((b == end ? XIO_F_LAST : 0) |
+				   (r->options & XIO_OPT_CRC ? XIO_F_HAS_CRC : 0) |
+				   (narrowed ? XIO_F_NARROWED : 0)),
+		.dtype = raw ? 0 : narrowed ? XIO_DT_UINT16 : XIO_DT_INT32, .hdr_len = XIO_HDR_LEN,
+		.stream_id = r->hdr.stream_id, .first_token = a, .token_count = (uint32_t)(b - a),
+	};
+	uint8_t *p = buf + XIO_HDR_LEN;
+	size_t plen;
+
+	if (raw) {
+		plen = b - a;
+		memcpy(p, raw_file + a, plen);
+	} else {
+		unsigned w = narrowed ? 2 : 4;
+
+		plen = (b - a) * w;
+		for (uint64_t i = a; i < b; i++) {
+			uint32_t t = (uint32_t)tok[i];
+
+			for (unsigned k = 0; k < w; k++)
+				p[(i - a) * w + k] = (uint8_t)(t >> (8 * k));
+		}
+	}
+	if (h.flags & XIO_F_HAS_CRC)
+		h.payload_crc = xio_crc32c(p, plen);
+	xio_hdr_put(buf, &h);
+	return XIO_HDR_LEN + plen;
+}
+
+/* Units [a, b) in one datagram (at most 1000 of them). */
+static void send_range(struct script *s, const struct peer *p, const struct xio_request *r,
+		       uint64_t a, uint64_t b, bool narrowed)
+{
+	uint64_t n = r->options & XIO_OPT_RAW ? sizeof(raw_file) : s->file_tokens;
+	uint64_t end = r->hdr.first_token + r->hdr.token_count < n
+			       ? r->hdr.first_token + r->hdr.token_count : n;
+	uint8_t buf[XIO_HDR_LEN + 4 * 1000];
+
+	send_to(s, p, buf, build_reply(r, a, b, narrowed, end, buf));
+}
+
+/* The whole answer in DATA_REPLY / READ_REPLY datagrams of 250 units. */
+static void answer_all(struct script *s, const struct peer *p, const struct xio_request *r)
+{
+	uint64_t n = r->options & XIO_OPT_RAW ? sizeof(raw_file) : s->file_tokens;
+	uint64_t a = r->hdr.first_token;
+	uint64_t end = a + r->hdr.token_count < n ? a + r->hdr.token_count : n;
+	uint8_t buf[64];
+
+	if (a >= n) {
+		send_to(s, p, buf, xio_error_build(buf, sizeof(buf), r->hdr.stream_id, a, XIO_E_RANGE,
+						   "past the end"));
+		return;
+	}
+	for (; a < end; a += DGRAM_TOK)
+		send_range(s, p, r, a, a + DGRAM_TOK < end ? a + DGRAM_TOK : end, false);
+}
+
+/* Invalid datagrams around a good answer: 4 malformed, 2 ignored, and
+ * (the request asks for CRC) 2 CRC errors. */
+static void answer_invalid(struct script *s, const struct peer *p, const struct xio_request *r)
+{
+	uint8_t good[XIO_HDR_LEN + 4 * DGRAM_TOK], b[sizeof(good)];
+	uint64_t a = r->hdr.first_token;
+	size_t n = build_reply(r, a, a + 10, false, UINT64_MAX, good);
+	struct xio_hdr h;
+
+	xio_hdr_parse(good, n, &h);
+#define VARIANT(change) do { struct xio_hdr v = h; memcpy(b, good, n); change; xio_hdr_put(b, &v); \
+		send_to(s, p, b, n); } while (0)
+	VARIANT(v.flags |= 0x10);                                         /* malformed */
+	VARIANT((v.dtype = XIO_DT_UINT16));                               /* malformed */
+	VARIANT(v.token_count = 11);                                      /* malformed */
+	VARIANT(v.stream_id ^= 0x40000000u);                              /* ignored */
+	VARIANT(v.first_token = r->hdr.first_token + r->hdr.token_count); /* ignored */
+	VARIANT(v.payload_crc ^= 1);                                      /* crc_errors */
+	VARIANT(v.flags &= (uint8_t)~XIO_F_HAS_CRC);                      /* crc_errors */
+#undef VARIANT
+	send_to(s, p, good, 20); /* cut inside the header: malformed */
+	answer_all(s, p, r);
+}
+
+static void answer(struct script *s, const struct peer *p, const struct xio_request *r)
+{
+	uint8_t buf[sizeof(s->held)];
+	uint64_t a = r->hdr.first_token;
+
+	switch (s->mode) {
+	case M_NORMAL:
+		answer_all(s, p, r);
+		break;
+	case M_LOSSY:
+		if (a != 0 || r->hdr.token_count != 1000) {
+			answer_all(s, p, r);
+			break;
+		}
+		send_range(s, p, r, 0, 400, false);
+		send_range(s, p, r, 300, 700, true);  /* overlaps: 300 new */
+		send_range(s, p, r, 300, 700, true);  /* a duplicate */
+		break;                                /* 700..1000 lost */
+	case M_ERROR:
+		send_to(s, p, buf, xio_error_build(buf, sizeof(buf), r->hdr.stream_id, a,
+						   XIO_E_NOT_FOUND, "no such file"));
+		break;
+	case M_STAT_ONLY:
+		break;
+	case M_LATE:
+		if (s->held_len)
+			send_to(s, p, s->held, s->held_len); /* the previous read's, late */
+		s->held_len = build_reply(r, a, a + 100, false, UINT64_MAX, s->held);
+		answer_all(s, p, r);
+		break;
+	case M_INVALID:
+		answer_invalid(s, p, r);
+		break;
+	}
+}
+
+static void serve(struct script *s, const uint8_t *b, size_t len, const struct peer *p)
+{
+	struct xio_request r;
+	uint8_t out[64];
+
+	if (xio_request_parse(b, len, &r, NULL) != XIO_REQ_OK)
+		return;
+	if (r.hdr.opcode == XIO_OP_STAT_REQUEST) {
+		send_to(s, p, out, xio_stat_reply_build(out, sizeof(out), r.hdr.stream_id,
+							4 * s->file_tokens, MTIME_NS));
+		return;
+	}
+	pthread_mutex_lock(&s->lock);
+	if (s->nseen < 64)
+		s->seen[s->nseen++] = (struct xio_range){ r.hdr.first_token,
+							  r.hdr.first_token + r.hdr.token_count };
+	pthread_mutex_unlock(&s->lock);
+	answer(s, p, &r);
+}
+
+static void *server_main(void *arg)
+{
+	struct script *s = arg;
+	uint8_t b[2048];
+
+	while (!s->stop) {
+		struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
+		struct peer p = { .len = sizeof(p.a) };
+		ssize_t n;
+
+		if (poll(&pfd, 1, 10) <= 0)
+			continue;
+		n = recvfrom(s->fd, b, sizeof(b), 0, (struct sockaddr *)&p.a, &p.len);
+		if (n > 0)
+			serve(s, b, (size_t)n, &p);
+	}
+	return NULL;
+}
+
+static struct script srv;
+
+static void start(enum mode mode, uint64_t file_tokens)
+{
+	srv.mode = mode;
+	srv.file_tokens = file_tokens;
+	srv.nseen = 0;
+	srv.held_len = 0;
+	srv.stop = 0;
+	pthread_create(&srv.th, NULL, server_main, &srv);
+}
+
+static void stop_server(void)
+{
+	srv.stop = 1;
+	pthread_join(srv.th, NULL);
+}
+
+/* A client of the scripted server with small chunks. */
+static struct xio_client *client(uint16_t port, uint32_t window, uint32_t timeout_ms,
+				 uint32_t retries, bool crc, bool saturate)
+{
+	struct xio_opts o;
+	struct xio_client *c = NULL;
+	struct xio_error err;
+	char name[32];
+
+	xio_opts_init(&o);
+	o.chunk_tokens = 1000;
+	o.window = window;
+	o.timeout_ms = timeout_ms;
+	o.retries = retries;
+	o.crc = crc;
+	o.saturate = saturate;
+	snprintf(name, sizeof(name), "127.0.0.1:%u", port);
+	if (xio_connect(name, &o, &c, &err) < 0) {
+		fprintf(stderr, "xio_connect: %s\n", err.msg);
+		exit(2);
+	}
+	return c;
+}
+
+static bool tokens_match(const uint16_t *out, uint64_t first, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (!XIO_CHECK(out[i] == (uint16_t)tok[first + i], "token %llu: %u, expected %u",
+			       (unsigned long long)(first + i), out[i], (uint16_t)tok[first + i]))
+			return false;
+	return true;
+}
+
+/* Every datagram counted under exactly one reason. */
+static void check_accounting(const struct xio_stats *st)
+{
+	uint64_t sum = st->replies_uint16 + st->replies_int32 + st->data_replies + st->answers +
+		       st->duplicates + st->crc_errors + st->malformed + st->ignored;
+
+	XIO_CHECK(sum == st->datagrams, "datagrams %llu, sum of reasons %llu",
+		  (unsigned long long)st->datagrams, (unsigned long long)sum);
+}
+
+static void test_placement_and_rerequest(void)
+{
+	static uint16_t out[NTOK];
+	struct xio_client *c = client(PORT, 4, 200, 3, false, false);
+	struct xio_error err;
+	struct xio_stats st;
+	int rc;
+
+	start(M_LOSSY, NTOK);
+	rc = xio_read(c, "f", 0, NTOK, out, &err);
+	stop_server();
+	XIO_CHECK(rc == 0, "read: %s", err.msg);
+	tokens_match(out, 0, NTOK);
+	xio_client_stats(c, &st);
+	/* chunk 0: 3 datagrams then 700..1000 again (2), chunks 1 and 2: 4 each */
+	XIO_CHECK(st.tokens == NTOK && st.datagrams == 13 && st.replies_int32 == 11 &&
+		  st.replies_uint16 == 1 && st.duplicates == 1,
+		  "tokens %llu datagrams %llu int32 %llu uint16 %llu duplicates %llu",
+		  (unsigned long long)st.tokens, (unsigned long long)st.datagrams,
+		  (unsigned long long)st.replies_int32, (unsigned long long)st.replies_uint16,
+		  (unsigned long long)st.duplicates);
+	XIO_CHECK(st.requests == 4 && st.re_requests == 1 && st.timeouts == 1,
+		  "requests %llu re_requests %llu timeouts %llu", (unsigned long long)st.requests,
+		  (unsigned long long)st.re_requests, (unsigned long long)st.timeouts);
+	XIO_CHECK(srv.nseen == 4 && srv.seen[0].a == 0 && srv.seen[0].b == 1000 &&
+		  srv.seen[1].a == 1000 && srv.seen[2].a == 2000 && srv.seen[3].a == 700 &&
+		  srv.seen[3].b == 1000, "the server saw %u requests, the last %llu..%llu", srv.nseen,
+		  (unsigned long long)srv.seen[3].a, (unsigned long long)srv.seen[3].b);
+	XIO_CHECK(st.srtt_us > 0 && st.rto_us >= XIO_RTO_MIN_US && st.rto_us <= 200000,
+		  "timer measured: srtt %llu rto %llu", (unsigned long long)st.srtt_us,
+		  (unsigned long long)st.rto_us);
+	check_accounting(&st);
+	xio_close(c);
+}
+
+static void test_late_answers(void)
+{
+	static uint16_t out[NTOK];
+	struct xio_client *c = client(PORT, 4, 500, 3, false, false);
+	struct xio_error err;
+	struct xio_stats st;
+
+	start(M_LATE, NTOK);
+	memset(out, 0, sizeof(out));
+	XIO_CHECK(xio_read(c, "f", 0, 1000, out, &err) == 0, "first read: %s", err.msg);
+	XIO_CHECK(xio_read(c, "f", 1000, 1000, out + 1000, &err) == 0, "second read: %s", err.msg);
+	XIO_CHECK(xio_read(c, "f", 2000, 1000, out + 2000, &err) == 0, "third read: %s", err.msg);
+	stop_server();
+	tokens_match(out, 0, NTOK);
+	xio_client_stats(c, &st);
+	XIO_CHECK(st.duplicates == 2 && st.tokens == NTOK && st.re_requests == 0,
+		  "two late answers counted as duplicates: %llu", (unsigned long long)st.duplicates);
+	check_accounting(&st);
+	xio_close(c);
+}
+
+static void test_invalid_datagrams(void)
+{
+	static uint16_t out[NTOK];
+	struct xio_client *c = client(PORT, 1, 500, 3, true, false);
+	struct xio_error err;
+	struct xio_stats st;
+
+	start(M_INVALID, NTOK);
+	XIO_CHECK(xio_read(c, "f", 0, NTOK, out, &err) == 0, "read: %s", err.msg);
+	stop_server();
+	tokens_match(out, 0, NTOK);
+	xio_client_stats(c, &st);
+	/* 3 chunks, each: 4 malformed, 2 ignored, 2 CRC errors, 4 good */
+	XIO_CHECK(st.malformed == 12 && st.ignored == 6 && st.crc_errors == 6 &&
+		  st.replies_int32 == 12 && st.datagrams == 36,
+		  "malformed %llu ignored %llu crc %llu int32 %llu datagrams %llu",
+		  (unsigned long long)st.malformed, (unsigned long long)st.ignored,
+		  (unsigned long long)st.crc_errors, (unsigned long long)st.replies_int32,
+		  (unsigned long long)st.datagrams);
+	check_accounting(&st);
+	xio_close(c);
+}
+
+static void test_token_out_of_range(void)
+{
+	static uint16_t out[NTOK];
+	struct xio_client *c = client(PORT, 4, 500, 3, false, false);
+	struct xio_client *sat = client(PORT, 4, 500, 3, false, true);
+	struct xio_error err;
+	struct xio_stats st;
+	int rc;
+
+	tok[1234] = 70000;
+	tok[2000] = -5;
+	start(M_NORMAL, NTOK);
+	rc = xio_read(c, "f", 0, NTOK, out, &err);
+	XIO_CHECK(rc == -XIO_ETOKEN && err.code == XIO_ETOKEN &&
+		  strstr(err.msg, "token 1234 is 70000, outside 0..65535"), "error: %d %s", rc,
+		  err.msg);
+	rc = xio_read(sat, "f", 0, NTOK, out, &err);
+	stop_server();
+	XIO_CHECK(rc == 0, "saturate: %s", err.msg);
+	xio_client_stats(sat, &st);
+	XIO_CHECK(st.clamped == 2 && out[1234] == 65535 && out[2000] == 0,
+		  "clamped %llu: %u %u", (unsigned long long)st.clamped, out[1234], out[2000]);
+	tok[1234] = 65535;
+	tok[2000] = 0;
+	tokens_match(out, 0, NTOK);
+	fill_tokens();
+	xio_close(c);
+	xio_close(sat);
+}
+
+static void test_server_error(void)
+{
+	static uint16_t out[NTOK];
+	struct xio_client *c = client(PORT, 4, 500, 3, false, false);
+	struct xio_error err;
+	int rc;
+
+	start(M_ERROR, NTOK);
+	rc = xio_read(c, "nope", 0, NTOK, out, &err);
+	stop_server();
+	XIO_CHECK(rc == -XIO_ESERVER && err.server_code == XIO_E_NOT_FOUND &&
+		  strstr(err.msg, "nope: server 127.0.0.1:22950: not_found: no such file"),
+		  "%d %u %s", rc, err.server_code, err.msg);
+	xio_close(c);
+}
+
+static void test_file_shorter(void)
+{
+	static uint16_t out[NTOK];
+	struct xio_client *c = client(PORT, 4, 500, 3, false, false);
+	struct xio_error err;
+	int rc;
+
+	start(M_NORMAL, 2500);
+	rc = xio_read(c, "f", 0, NTOK, out, &err);
+	stop_server();
+	XIO_CHECK(rc == -XIO_ERANGE && strstr(err.msg, "the file ends at token 2500"), "%d %s", rc,
+		  err.msg);
+	xio_close(c);
+}
+
+static void test_dead_server(void)
+{
+	static uint16_t out[NTOK];
+	int fd = bound_socket(DEAD_PORT);
+	struct xio_client *c = client(DEAD_PORT, 2, 30, 2, false, false);
+	struct xio_error err;
+	struct xio_stats st;
+	struct xio_stat xs;
+	uint64_t t0 = xio_now_ns();
+	int rc = xio_read(c, "f", 0, NTOK, out, &err);
+	uint64_t el = xio_now_ns() - t0;
+
+	XIO_CHECK(rc == -XIO_ETIMEOUT &&
+		  strstr(err.msg, "f: no answer from 127.0.0.1:22951 for tokens 0..999 after 3 tries"),
+		  "%d %s", rc, err.msg);
+	XIO_CHECK(el < 2000000000ull, "gave up after %llu ms", (unsigned long long)(el / 1000000));
+	xio_client_stats(c, &st);
+	/* both slots time out together; the first to run out of tries ends it */
+	XIO_CHECK(st.timeouts == 5 && st.requests == 6 && st.re_requests == 4,
+		  "timeouts %llu requests %llu re_requests %llu", (unsigned long long)st.timeouts,
+		  (unsigned long long)st.requests, (unsigned long long)st.re_requests);
+	rc = xio_stat(c, "f", &xs, &err);
+	XIO_CHECK(rc == -XIO_ETIMEOUT && strstr(err.msg, "no answer from 127.0.0.1:22951 to STAT "
+						   "after 3 tries"), "%s", err.msg);
+	xio_close(c);
+	close(fd);
+
+	c = client(SHUT_PORT, 2, 30, 2, false, false);
+	rc = xio_read(c, "f", 0, NTOK, out, &err);
+	xio_client_stats(c, &st);
+	XIO_CHECK(rc == -XIO_ETIMEOUT && st.refused > 0 &&
+		  strstr(err.msg, "port unreachable, is the server running?"), "closed port: %s",
+		  err.msg);
+	xio_close(c);
+}
+
+static void test_stat_and_raw(void)
+{
+	uint8_t out[sizeof(raw_file)];
+	struct xio_client *c = client(PORT, 2, 500, 3, true, false);
+	struct xio_error err;
+	struct xio_stat st;
+	struct xio_stats s;
+
+	start(M_NORMAL, NTOK);
+	XIO_CHECK(xio_stat(c, "f", &st, &err) == 0, "stat: %s", err.msg);
+	XIO_CHECK(st.size == 4 * NTOK && st.tokens == NTOK && st.is_tokens &&
+		  st.mtime_ns == MTIME_NS, "stat %llu %llu", (unsigned long long)st.size,
+		  (unsigned long long)st.tokens);
+	memset(out, 0, sizeof(out));
+	XIO_CHECK(xio_read_bytes(c, "raw", 0, sizeof(out), out, &err) == 0, "raw: %s", err.msg);
+	XIO_CHECK_BYTES(out, raw_file, sizeof(out), "RAW read");
+	XIO_CHECK(xio_read_bytes(c, "raw", 4000, 1001, out, &err) == 0, "raw tail: %s", err.msg);
+	XIO_CHECK_BYTES(out, raw_file + 4000, 1001, "RAW read of the tail");
+	stop_server();
+	xio_client_stats(c, &s);
+	/* 5001 bytes in 250-byte datagrams: 21; then 1001 bytes: 5 */
+	XIO_CHECK(s.bytes == 5001 + 1001 && s.data_replies == 26 && s.answers == 1,
+		  "bytes %llu data_replies %llu", (unsigned long long)s.bytes,
+		  (unsigned long long)s.data_replies);
+	check_accounting(&s);
+	XIO_CHECK(xio_read(c, "f", 0, 0, (uint16_t *)out, &err) == -XIO_EARG, "count 0");
+	XIO_CHECK(xio_stat(c, "", &st, &err) == -XIO_EARG && strstr(err.msg, "1..1024"), "%s",
+		  err.msg);
+	xio_close(c);
+}
+
+static void test_stream_shard(void)
+{
+	struct xio_client *c = client(PORT, 2, 500, 3, false, false);
+	struct xio_stream_opts so;
+	struct xio_stream *s;
+	struct xio_error err;
+	struct xio_stats st;
+	const uint16_t *t;
+	uint64_t first, count;
+	size_t n;
+
+	start(M_NORMAL, NTOK);
+	xio_stream_opts_init(&so, 700);
+	so.depth = 2;
+	so.rank = 1;
+	so.world = 3;
+	XIO_CHECK(xio_stream_open(c, "f", &so, &s, &err) == 0, "open: %s", err.msg);
+	xio_close(c); /* the stream lives on by itself */
+	xio_stream_range(s, &first, &count);
+	XIO_CHECK(first == 1000 && count == 1000, "shard %llu+%llu", (unsigned long long)first,
+		  (unsigned long long)count);
+	XIO_CHECK(xio_stream_next(s, &t, &n, &err) == 1 && n == 700 && tokens_match(t, 1000, 700),
+		  "batch 1");
+	XIO_CHECK(xio_stream_next(s, &t, &n, &err) == 1 && n == 300 && tokens_match(t, 1700, 300),
+		  "batch 2 (short)");
+	XIO_CHECK(xio_stream_next(s, &t, &n, &err) == 0 && t == NULL && n == 0, "end");
+	XIO_CHECK(xio_stream_next(s, &t, &n, &err) == 0, "still the end");
+	xio_stream_stats(s, &st);
+	XIO_CHECK(st.tokens == 1000, "stream tokens %llu", (unsigned long long)st.tokens);
+	xio_stream_close(s);
+	stop_server();
+}
+
+/* Batches wrap around the ring many times; each is checked. */
+static void test_stream_ring(void)
+{
+	struct xio_client *c = client(PORT, 4, 500, 3, false, false);
+	struct xio_stream_opts so;
+	struct xio_stream *s;
+	struct xio_error err;
+	const uint16_t *t;
+	uint64_t at = 100;
+	size_t n;
+	int rc;
+
+	start(M_NORMAL, NTOK);
+	xio_stream_opts_init(&so, 97);
+	so.depth = 3;
+	so.first = 100;
+	XIO_CHECK(xio_stream_open(c, "f", &so, &s, &err) == 0, "open: %s", err.msg);
+	while ((rc = xio_stream_next(s, &t, &n, &err)) == 1) {
+		if (!tokens_match(t, at, n))
+			break;
+		at += n;
+	}
+	XIO_CHECK(rc == 0 && at == NTOK, "streamed to %llu, rc %d", (unsigned long long)at, rc);
+	xio_stream_close(s);
+	so.first = 2000;
+	so.count = 1001;
+	XIO_CHECK(xio_stream_open(c, "f", &so, &s, &err) == -XIO_ERANGE &&
+		  strstr(err.msg, "has 3000 tokens"), "past the end: %s", err.msg);
+	stop_server();
+	xio_close(c);
+}
+
+static void test_stream_close_while_waiting(void)
+{
+	struct xio_client *c = client(PORT, 2, 5000, 3, false, false);
+	struct xio_stream_opts so;
+	struct xio_stream *s;
+	struct xio_error err;
+	uint64_t t0;
+
+	start(M_STAT_ONLY, NTOK);
+	xio_stream_opts_init(&so, 500);
+	XIO_CHECK(xio_stream_open(c, "f", &so, &s, &err) == 0, "open: %s", err.msg);
+	usleep(20000);
+	t0 = xio_now_ns();
+	xio_stream_close(s); /* the fetcher waits for a 5 s timeout: cancelled */
+	XIO_CHECK(xio_now_ns() - t0 < 1000000000ull, "close took %llu ms",
+		  (unsigned long long)((xio_now_ns() - t0) / 1000000));
+	stop_server();
+	xio_close(c);
+}
+
+static int suite_init(void)
+{
+	fill_tokens();
+	srv.fd = bound_socket(PORT);
+	pthread_mutex_init(&srv.lock, NULL);
+	return 0;
+}
+
+static int suite_clean(void)
+{
+	close(srv.fd);
+	return 0;
+}
+
+static const struct xio_unit_test tests[] = {
+	XIO_UNIT_TEST(test_placement_and_rerequest),
+	XIO_UNIT_TEST(test_late_answers),
+	XIO_UNIT_TEST(test_invalid_datagrams),
+	XIO_UNIT_TEST(test_token_out_of_range),
+	XIO_UNIT_TEST(test_server_error),
+	XIO_UNIT_TEST(test_file_shorter),
+	XIO_UNIT_TEST(test_dead_server),
+	XIO_UNIT_TEST(test_stat_and_raw),
+	XIO_UNIT_TEST(test_stream_shard),
+	XIO_UNIT_TEST(test_stream_ring),
+	XIO_UNIT_TEST(test_stream_close_while_waiting),
+	{ NULL, NULL },
+};
+
+int main(int argc, char **argv)
+{
+	return xio_unit_main(argc, argv, "client_proto", tests, suite_init, suite_clean);
+}
