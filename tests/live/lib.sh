@@ -3,14 +3,20 @@
 # tests/live/lib.sh: the live test's three network namespaces (sourced, not
 # run). A storage node, a DPU as a bump in the wire, a host:
 #
-#   storage xs0 10.77.0.1/24 ==veth== xd0 [ DPU ] xd1 ==veth== xh0 10.77.0.2/24 host
+#   storage                           DPU                      host
+#   xst 10.77.0.1 =veth= xsp-[xsbr]-xs0 ==veth== xd0 [ ] xd1 ==veth== xh0 10.77.0.2
 #
 # The DPU's two interfaces have no addresses: only a pipeline on them joins
-# the storage to the host. At the two ends TX checksum offload is off (a NIC
-# fills checksums in before the wire; a veth would pass partial ones, which the
-# pipeline rightly refuses to narrow) and GRO is on (it gives the veth the
-# NAPI that XDP_REDIRECT into it needs). IPv6 is off everywhere, so the only
-# frames on the path are the ones the test makes.
+# the storage to the host. At the two ends (xst, xh0) TX checksum offload is
+# off (a NIC fills checksums in before the wire; a veth would pass partial
+# ones, which the pipeline rightly refuses to narrow). GRO is on where XDP
+# redirects into a veth (xs0, xh0: it gives them the NAPI that needs).
+# IPv6 is off everywhere, so the only frames on the path are the test's.
+#
+# The storage's wire port xs0 is a bridge port: the server's stack sits
+# behind one more veth (xst -> xsp), where the kernel cuts the server's UDP
+# GSO trains into datagrams, so that a tc program on xs0's egress (the
+# fault injector) sees one datagram at a time, as the wire carries them.
 #
 # Names carry LIVE_TAG (default: the shell's pid): xlv-sto-TAG, xlv-dpu-TAG,
 # xlv-hst-TAG. live_cleanup (trap it on EXIT) ends what live_bg started and
@@ -39,15 +45,24 @@ live_setup() {
 	done
 	ip link add xs0 netns "$STO" type veth peer name xd0 netns "$DPU"
 	ip link add xd1 netns "$DPU" type veth peer name xh0 netns "$HST"
-	for l in "$STO xs0" "$DPU xd0" "$DPU xd1" "$HST xh0"; do
+	ip link add xst netns "$STO" type veth peer name xsp netns "$STO"
+	in_ns "$STO" ip link add xsbr type bridge
+	for l in "$STO xs0" "$STO xst" "$STO xsp" "$STO xsbr" "$DPU xd0" "$DPU xd1" "$HST xh0"; do
 		read -r ns ifc <<<"$l"
 		in_ns "$ns" sysctl -qw "net.ipv6.conf.$ifc.disable_ipv6=1"
+	done
+	in_ns "$STO" ip link set xs0 master xsbr
+	in_ns "$STO" ip link set xsp master xsbr
+	for l in "$STO xs0" "$STO xst" "$STO xsp" "$STO xsbr" "$DPU xd0" "$DPU xd1" "$HST xh0"; do
+		read -r ns ifc <<<"$l"
 		in_ns "$ns" ip link set "$ifc" up
 	done
-	in_ns "$STO" ip addr add "$STO_IP/24" dev xs0
+	in_ns "$STO" ip addr add "$STO_IP/24" dev xst
 	in_ns "$HST" ip addr add "$HST_IP/24" dev xh0
-	in_ns "$STO" ethtool -K xs0 tx off gro on >/dev/null
-	in_ns "$HST" ethtool -K xh0 tx off gro on >/dev/null
+	in_ns "$STO" ethtool -K xst tx off >/dev/null
+	in_ns "$HST" ethtool -K xh0 tx off >/dev/null
+	in_ns "$STO" ethtool -K xs0 gro on >/dev/null
+	in_ns "$HST" ethtool -K xh0 gro on >/dev/null
 }
 
 live_cleanup() {
@@ -87,7 +102,7 @@ live_stop() {
 # live_flush_arp: the ends forget each other, so the next exchange starts
 # with ARP across the DPU.
 live_flush_arp() {
-	in_ns "$STO" ip neigh flush dev xs0
+	in_ns "$STO" ip neigh flush dev xst
 	in_ns "$HST" ip neigh flush dev xh0
 }
 
