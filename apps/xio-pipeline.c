@@ -19,7 +19,7 @@
 #include "xio_log.h"
 #include "xio_stats.h"
 #ifdef XIO_HAVE_DPDK
-#include "xio_dpdk.h"
+#include "dpdk/xio_dpdk.h"
 #endif
 #ifdef XIO_HAVE_XDP
 #include "xdp/xio_xdp.h"
@@ -83,7 +83,8 @@ struct xio_outcome {
 static int xio_run_xdp(const struct xio_config *cfg, struct xio_outcome *o)
 {
 #ifdef XIO_HAVE_XDP
-	XIO_LOG(INFO, "XDP driver on %s%s%s", cfg->iface, cfg->egress ? " -> " : "",
+	XIO_LOG(INFO, "XDP driver on %s%s%s", cfg->iface,
+		cfg->egress ? (cfg->bidirectional ? " <-> " : " -> ") : "",
 		cfg->egress ? cfg->egress : "");
 	return xio_xdp_run(cfg, &xio_stop, &o->total, &o->elapsed_s, o->extra, sizeof(o->extra));
 #else

@@ -1,6 +1,8 @@
 # pipeline/pipeline.mk: build/xio-pipeline, the product's main binary:
 # apps/xio-pipeline.c, the pipeline modules (pipeline/), the DPDK driver
-# (drivers/dpdk/) and, when drivers/xdp is there, the XDP driver.
+# (drivers/dpdk/) and, when drivers/xdp is there, the XDP driver. pipeline/
+# is compiled without drivers/dpdk on its include path: the driver builds on
+# the pipeline, never the other way round (docs/design.md).
 #
 #   build/xio-pipeline          with DPDK when pkg-config finds libdpdk
 #                               (make XIO_DPDK=n forces a build without)
@@ -26,11 +28,11 @@ XIO_PIPELINE_LIBS ?=
 
 # Plain C, every build: options, counters, stats.
 XP_PLAIN_SRC := pipeline/xio_config.c pipeline/xio_counters.c pipeline/xio_stats.c
-# The DPDK data path.
-XP_DPDK_SRC := pipeline/xio_dpdk.c pipeline/xio_worker.c pipeline/xio_rtc.c \
-	pipeline/xio_pipeline_mode.c pipeline/xio_dp_stats.c pipeline/xio_telemetry.c \
-	pipeline/xio_hwcounters.c drivers/dpdk/xio_ethdev.c drivers/dpdk/xio_ethdev_list.c \
-	drivers/dpdk/xio_mbuf.c
+# The DPDK data path (pipeline/) and the DPDK driver that runs it (drivers/dpdk/).
+XP_DPDK_SRC := pipeline/xio_worker.c pipeline/xio_rtc.c pipeline/xio_pipeline_mode.c \
+	pipeline/xio_mbuf.c pipeline/xio_dp_stats.c pipeline/xio_telemetry.c \
+	pipeline/xio_hwcounters.c \
+	drivers/dpdk/xio_dpdk.c drivers/dpdk/xio_ethdev.c drivers/dpdk/xio_ethdev_list.c
 XP_HDRS := $(wildcard stages/*.h pipeline/*.h drivers/dpdk/*.h drivers/xdp/xio_xdp.h)
 
 # $(call xp_variant,OUTDIR,CFLAGS,STAGES_LIB,WITH_DPDK,XDP_OBJS_VAR)
@@ -38,7 +40,10 @@ define xp_variant
 $1/xp/plain/%.o: %.c $(XP_HDRS)
 	@mkdir -p $$(@D)
 	$(CC) $2 $(ISAL_CFLAGS) -c $$< -o $$@
-$1/xp/dpdk/%.o: %.c $(XP_HDRS)
+$1/xp/dpdk/pipeline/%.o: pipeline/%.c $(XP_HDRS)
+	@mkdir -p $$(@D)
+	$(CC) $2 -DXIO_HAVE_DPDK $(DPDK_CFLAGS) -c $$< -o $$@
+$1/xp/dpdk/drivers/dpdk/%.o: drivers/dpdk/%.c $(XP_HDRS)
 	@mkdir -p $$(@D)
 	$(CC) $2 -Idrivers/dpdk -DXIO_HAVE_DPDK $(IBV_CFLAGS) $(DPDK_CFLAGS) -c $$< -o $$@
 $1/xp/main.o: apps/xio-pipeline.c $(XP_HDRS) $(wildcard drivers/xdp/*.mk)

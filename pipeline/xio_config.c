@@ -32,6 +32,7 @@ enum {
 	OPT_MODE,
 	OPT_RX_PORT,
 	OPT_TX_PORT,
+	OPT_BIDIRECTIONAL,
 	OPT_RXQ,
 	OPT_BURST,
 	OPT_RING_SIZE,
@@ -57,6 +58,7 @@ static const struct option xio_long_opts[] = {
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "rx-port", required_argument, NULL, OPT_RX_PORT },
 	{ "tx-port", required_argument, NULL, OPT_TX_PORT },
+	{ "bidirectional", no_argument, NULL, OPT_BIDIRECTIONAL },
 	{ "rxq", required_argument, NULL, OPT_RXQ },
 	{ "burst", required_argument, NULL, OPT_BURST },
 	{ "ring-size", required_argument, NULL, OPT_RING_SIZE },
@@ -100,6 +102,9 @@ void xio_config_usage(const char *prog)
 	       "  --udp-port P          XIO UDP port, destination or source (default %u)\n"
 	       "  --overflow POLICY     out-of-range tokens: keep|saturate|drop (default keep)\n"
 	       "  --drop-invalid        drop invalid XIO frames instead of forwarding them\n"
+	       "  --bidirectional       forward both ways between the two ports (DPDK\n"
+	       "                        --rx-port A --tx-port B) or interfaces (XDP --iface A\n"
+	       "                        --egress B): B -> A as well as A -> B\n"
 	       "Driver:\n"
 	       "  --driver D            auto|dpdk|xdp (default auto: DPDK if the EAL starts\n"
 	       "                        and has a usable port, else XDP on --iface)\n"
@@ -112,7 +117,9 @@ void xio_config_usage(const char *prog)
 	       "  --burst N             burst size, 1..%u (default %u)\n"
 	       "  --ring-size N         ring size, a power of two (default %u)\n"
 	       "  --stage-lcores LIST   pipeline mode: lcore of each stage, rx,work,tx per\n"
-	       "                        queue (e.g. 1,2,1); stages may share an lcore\n"
+	       "                        queue (e.g. 1,2,1); stages may share an lcore; with\n"
+	       "                        --bidirectional the same for B -> A, or a list as long\n"
+	       "                        again for B -> A\n"
 	       "  --mbuf-size N         mbuf data room in bytes, %u..%u (default: DPDK's\n"
 	       "                        2048; smaller than a frame gives chained mbufs)\n"
 	       "  --list-ports          list DPDK ports and RDMA (mlx5) devices, then exit\n"
@@ -275,6 +282,21 @@ static int xio_check_writable(const char *opt, const char *path)
 	return 0;
 }
 
+/* --bidirectional needs two ends; with --driver auto the driver that runs
+ * checks its own (xio_dpdk.c, xio_xdp.c). */
+static int xio_config_validate_bidir(const struct xio_config *cfg)
+{
+	if (!cfg->bidirectional)
+		return 0;
+	if (cfg->driver == XIO_DRIVER_DPDK && cfg->tx_port == cfg->rx_port)
+		return xio_opt_error("bidirectional", "needs two ports: --rx-port A --tx-port B");
+	if (cfg->driver == XIO_DRIVER_XDP &&
+	    (cfg->egress == NULL || strcmp(cfg->egress, cfg->iface) == 0))
+		return xio_opt_error("bidirectional",
+				     "needs two interfaces: --iface A --egress B");
+	return 0;
+}
+
 /* Checks the options against each other once all are read. */
 static int xio_config_validate(const struct xio_config *cfg, const char *iface_opt)
 {
@@ -292,12 +314,13 @@ static int xio_config_validate(const struct xio_config *cfg, const char *iface_o
 		if (cfg->mode != XIO_MODE_PIPELINE)
 			return xio_opt_error("stage-lcores", "needs --mode pipeline");
 		n = xio_count_list(cfg->stage_lcores);
-		if (n != 3u * cfg->rxq)
+		if (n != 3u * cfg->rxq && !(cfg->bidirectional && n == 6u * cfg->rxq))
 			return xio_opt_error("stage-lcores",
-					     "%u lcores given, %u needed (rx,work,tx for each of --rxq %u)",
-					     n, 3u * cfg->rxq, cfg->rxq);
+					     "%u lcores given, %u needed (rx,work,tx for each of --rxq %u%s)",
+					     n, 3u * cfg->rxq, cfg->rxq,
+					     cfg->bidirectional ? "; or twice that: B -> A apart" : "");
 	}
-	return 0;
+	return xio_config_validate_bidir(cfg);
 }
 
 static const char *const xio_driver_names[] = { "auto", "dpdk", "xdp", NULL };
@@ -345,6 +368,9 @@ static int xio_config_apply(struct xio_config *cfg, int opt, const char *name, c
 			return -1;
 		cfg->tx_port = (uint16_t)v;
 		cfg->tx_port_set = true;
+		return 0;
+	case OPT_BIDIRECTIONAL:
+		cfg->bidirectional = true;
 		return 0;
 	case OPT_RXQ:
 		if (xio_parse_uint(name, arg, 1, XIO_MAX_QUEUES, &v) < 0)

@@ -20,6 +20,7 @@ enum xio_xdp_attach { XIO_XDP_ATTACH_NATIVE = 0, XIO_XDP_ATTACH_GENERIC };
 #define XIO_MAX_BURST         512
 #define XIO_DEFAULT_RING_SIZE 1024
 #define XIO_MAX_QUEUES        16
+#define XIO_MAX_DIRS          2   /* a_to_b, and b_to_a with --bidirectional */
 #define XIO_STAGE_LCORES_LEN  64
 
 struct xio_config {
@@ -30,6 +31,7 @@ struct xio_config {
 	uint16_t rx_port;           /* --rx-port N */
 	uint16_t tx_port;           /* --tx-port N (default: rx_port) */
 	bool tx_port_set;
+	bool bidirectional;         /* --bidirectional: B -> A as well as A -> B */
 	uint16_t rxq;               /* --rxq N */
 	uint16_t burst;             /* --burst N, 1..512 */
 	uint32_t ring_size;         /* --ring-size N, power of two */

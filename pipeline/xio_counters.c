@@ -3,6 +3,8 @@
  * JSON (the keys of ../shared/vectors/NAME/expected.json, plus elapsed_s).
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,20 +30,61 @@ void xio_counters_add(struct xio_counters *dst, const struct xio_counters *src)
 	}
 }
 
+/* The frame counters of expected.json, in its order. */
+static const struct {
+	const char *name;
+	size_t off;
+} xio_counter_keys[] = {
+	{ "rx_packets", offsetof(struct xio_counters, rx_packets) },
+	{ "tx_packets", offsetof(struct xio_counters, tx_packets) },
+	{ "dropped_packets", offsetof(struct xio_counters, dropped_packets) },
+	{ "narrowed_packets", offsetof(struct xio_counters, narrowed_packets) },
+	{ "tokens_narrowed", offsetof(struct xio_counters, tokens_narrowed) },
+	{ "tokens_saturated", offsetof(struct xio_counters, tokens_saturated) },
+	{ "bytes_in", offsetof(struct xio_counters, bytes_in) },
+	{ "bytes_out", offsetof(struct xio_counters, bytes_out) },
+};
+
+#define XIO_NKEYS (sizeof(xio_counter_keys) / sizeof(xio_counter_keys[0]))
+
+static uint64_t xio_counter_value(const struct xio_counters *c, unsigned k)
+{
+	return *(const uint64_t *)((const char *)c + xio_counter_keys[k].off);
+}
+
+const char *xio_direction_name(unsigned dir)
+{
+	return dir == 0 ? "a_to_b" : dir == 1 ? "b_to_a" : "unknown";
+}
+
+/* Appends to p[0..len) at *n, like snprintf, keeping *n the would-be length. */
+#define XIO_PUT(p, len, n, ...) \
+	((n) += (size_t)snprintf((p) + (n), (n) < (len) ? (len) - (n) : 0, __VA_ARGS__))
+
+size_t xio_counters_json_members(char *p, size_t len, const struct xio_counters *c)
+{
+	size_t n = 0;
+
+	for (unsigned k = 0; k < XIO_NKEYS; k++)
+		XIO_PUT(p, len, n, "\"%s\": %" PRIu64 ", ", xio_counter_keys[k].name,
+			xio_counter_value(c, k));
+	XIO_PUT(p, len, n, "\"reasons\": {");
+	for (unsigned r = 0; r < XIO_R_COUNT; r++)
+		XIO_PUT(p, len, n, "%s\"%s\": %" PRIu64, r ? ", " : "",
+			xio_reason_name((enum xio_reason)r), c->reasons[r]);
+	XIO_PUT(p, len, n, "}");
+	return n;
+}
+
 void xio_counters_write_json(FILE *out, const struct xio_counters *c, double elapsed_s,
 			     const char *extra)
 {
 	unsigned r;
 
 	fprintf(out, "{\n");
-	fprintf(out, "  \"rx_packets\": %llu,\n", (unsigned long long)c->rx_packets);
-	fprintf(out, "  \"tx_packets\": %llu,\n", (unsigned long long)c->tx_packets);
-	fprintf(out, "  \"dropped_packets\": %llu,\n", (unsigned long long)c->dropped_packets);
-	fprintf(out, "  \"narrowed_packets\": %llu,\n", (unsigned long long)c->narrowed_packets);
-	fprintf(out, "  \"tokens_narrowed\": %llu,\n", (unsigned long long)c->tokens_narrowed);
-	fprintf(out, "  \"tokens_saturated\": %llu,\n", (unsigned long long)c->tokens_saturated);
-	fprintf(out, "  \"bytes_in\": %llu,\n", (unsigned long long)c->bytes_in);
-	fprintf(out, "  \"bytes_out\": %llu,\n", (unsigned long long)c->bytes_out);
+	for (unsigned k = 0; k < XIO_NKEYS; k++)
+		fprintf(out, "  \"%s\": %" PRIu64 ",\n", xio_counter_keys[k].name,
+			xio_counter_value(c, k));
 	fprintf(out, "  \"elapsed_s\": %.6f,\n", elapsed_s);
 	if (extra && *extra)
 		fprintf(out, "%s,\n", extra);

@@ -47,6 +47,15 @@ static inline void xio_counters_account(struct xio_counters *c, uint32_t in_len,
 	}
 }
 
+/* The directions of a --bidirectional run: 0 a_to_b (--rx-port/--iface to
+ * --tx-port/--egress), 1 b_to_a. */
+const char *xio_direction_name(unsigned dir);
+
+/* The counters as JSON members, "\"rx_packets\": N, ..., \"reasons\": {...}",
+ * no braces, on one line: the members of a per-direction object. Returns
+ * what snprintf would. */
+size_t xio_counters_json_members(char *p, size_t len, const struct xio_counters *c);
+
 /* dst += src, field by field. */
 void xio_counters_add(struct xio_counters *dst, const struct xio_counters *src);
 

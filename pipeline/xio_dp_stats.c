@@ -31,7 +31,13 @@ const char *xio_task_kind_name(enum xio_task_kind k)
 
 void xio_task_name(const struct xio_task *t, char *buf, size_t len)
 {
-	snprintf(buf, len, "q%u_%s", t->q->qid, xio_task_kind_name(t->kind));
+	const struct xio_queue *q = t->q;
+
+	if (q->dp->ndirs > 1)
+		snprintf(buf, len, "%s_q%u_%s", xio_direction_name(q->dir), q->qid,
+			 xio_task_kind_name(t->kind));
+	else
+		snprintf(buf, len, "q%u_%s", q->qid, xio_task_kind_name(t->kind));
 }
 
 const struct xio_task *xio_dp_find_task(const struct xio_dp *dp, const char *name)
@@ -132,10 +138,13 @@ static size_t xio_task_json(const struct xio_task *t, char *p, size_t len)
 
 	xio_task_snapshot(t, &s);
 	xio_task_name(t, name, sizeof(name));
-	XIO_PUT(p, len, n, "{\"name\": \"%s\", \"queue\": %u, \"stage\": \"%s\", \"lcore\": %u, "
+	XIO_PUT(p, len, n, "{\"name\": \"%s\", ", name);
+	if (t->q->dp->ndirs > 1)
+		XIO_PUT(p, len, n, "\"direction\": \"%s\", ", xio_direction_name(t->q->dir));
+	XIO_PUT(p, len, n, "\"queue\": %u, \"stage\": \"%s\", \"lcore\": %u, "
 		"\"packets\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"bursts\": %" PRIu64 ", "
 		"\"empty_polls\": %" PRIu64 ", \"busy_cycles\": %" PRIu64 ", "
-		"\"cycles_per_packet\": %.2f, \"abandoned\": %" PRIu64, name, t->q->qid,
+		"\"cycles_per_packet\": %.2f, \"abandoned\": %" PRIu64, t->q->qid,
 		xio_task_kind_name(t->kind), t->lcore, s.packets, s.bytes, s.bursts,
 		s.empty_polls, s.busy_cycles, xio_task_cycles_per_packet(&s), s.abandoned);
 	XIO_PUT(p, len, n, ",\n      \"burst_histogram\": {");
@@ -223,6 +232,30 @@ size_t xio_dp_hardware_json(const struct xio_dp *dp, char *p, size_t len)
 		first = false;
 	}
 	XIO_PUT(p, len, n, "\n  ]}");
+	return n;
+}
+
+size_t xio_dp_directions_json(const struct xio_dp *dp, char *p, size_t len)
+{
+	struct xio_counters c;
+	size_t n = 0;
+
+	if (dp == NULL || dp->ndirs < 2)
+		return 0;
+	XIO_PUT(p, len, n, ",\n  \"directions\": {");
+	for (unsigned d = 0; d < dp->ndirs; d++) {
+		const struct xio_queue *q = NULL;
+
+		for (unsigned i = 0; i < dp->nq && q == NULL; i++)
+			if (dp->q[i]->dir == d)
+				q = dp->q[i];
+		xio_dp_dir_counters(dp, d, &c);
+		XIO_PUT(p, len, n, "%s\n    \"%s\": {\"rx_port\": %u, \"tx_port\": %u, ",
+			d ? "," : "", xio_direction_name(d), q ? q->rx_port : 0, q ? q->tx_port : 0);
+		n += xio_counters_json_members(p + n, n < len ? len - n : 0, &c);
+		XIO_PUT(p, len, n, "}");
+	}
+	XIO_PUT(p, len, n, "\n  }");
 	return n;
 }
 

@@ -17,7 +17,9 @@
 /* "rtc", "rx", "work" or "tx". */
 const char *xio_task_kind_name(enum xio_task_kind k);
 
-/* The task's name, "q<queue>_<kind>" (q0_rtc, q1_work): a telemetry key. */
+/* The task's name, "q<queue>_<kind>" (q0_rtc, q1_work), with
+ * --bidirectional "<direction>_q<queue>_<kind>" (a_to_b_q0_rtc,
+ * b_to_a_q0_rtc): a telemetry key. */
 void xio_task_name(const struct xio_task *t, char *buf, size_t len);
 
 /* The task named name, or NULL. */
@@ -55,11 +57,16 @@ size_t xio_dp_stages_json(const struct xio_dp *dp, char *p, size_t len);
 size_t xio_dp_lcores_json(const struct xio_dp *dp, char *p, size_t len);
 size_t xio_dp_hardware_json(const struct xio_dp *dp, char *p, size_t len);
 
+/* With --bidirectional: ",\n  \"directions\": {\"a_to_b\": {\"rx_port\": A,
+ * \"tx_port\": B, <the frame counters>}, \"b_to_a\": {...}}"; nothing
+ * otherwise. */
+size_t xio_dp_directions_json(const struct xio_dp *dp, char *p, size_t len);
+
 /* Busy cycles and packets of every task, in queue and stage order, for the
  * stats line's interval figures. */
 struct xio_dp_sample {
-	uint64_t busy_cycles[3 * XIO_MAX_QUEUES];
-	uint64_t packets[3 * XIO_MAX_QUEUES];
+	uint64_t busy_cycles[3 * XIO_MAX_DIRS * XIO_MAX_QUEUES];
+	uint64_t packets[3 * XIO_MAX_DIRS * XIO_MAX_QUEUES];
 };
 void xio_dp_sample(const struct xio_dp *dp, struct xio_dp_sample *s);
 

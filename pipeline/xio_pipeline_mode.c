@@ -82,14 +82,15 @@ static bool xio_tx_poll(struct xio_task *t)
 	return true;
 }
 
-/* The lcores of --stage-lcores, or round-robin over the worker lcores. */
+/* The lcores of --stage-lcores (a list for one direction serves both), or
+ * round-robin over the worker lcores. */
 static int xio_pipeline_lcores(const struct xio_dp *dp, unsigned *ids, unsigned n)
 {
 	unsigned workers[RTE_MAX_LCORE], nw = 0, lcore;
 	const char *p = dp->cfg->stage_lcores;
 
 	if (*p != '\0') {
-		for (unsigned i = 0; i < n; i++, p++) {
+		for (unsigned i = 0; i < n; i++) {
 			ids[i] = (unsigned)strtoul(p, (char **)&p, 10);
 			if (ids[i] >= RTE_MAX_LCORE || !rte_lcore_is_enabled(ids[i]) ||
 			    ids[i] == rte_get_main_lcore()) {
@@ -98,6 +99,7 @@ static int xio_pipeline_lcores(const struct xio_dp *dp, unsigned *ids, unsigned 
 					ids[i], rte_get_main_lcore());
 				return -1;
 			}
+			p = *p == ',' ? p + 1 : dp->cfg->stage_lcores;
 		}
 		return 0;
 	}
@@ -121,7 +123,7 @@ static int xio_pipeline_rings(struct xio_queue *q, uint32_t size)
 	if (socket < 0)
 		socket = (int)rte_socket_id();
 	for (unsigned r = 0; r < 2; r++) {
-		snprintf(name, sizeof(name), "xio_q%u_%s", q->qid, r ? "tx" : "work");
+		snprintf(name, sizeof(name), "xio_d%u_q%u_%s", q->dir, q->qid, r ? "tx" : "work");
 		q->rings[r] = rte_ring_create(name, size, socket,
 					      RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (q->rings[r] == NULL) {
@@ -138,7 +140,7 @@ int xio_pipeline_plan(struct xio_dp *dp)
 {
 	static bool (*const polls[3])(struct xio_task *) = { xio_rx_poll, xio_work_poll,
 							      xio_tx_poll };
-	unsigned ids[3 * XIO_MAX_QUEUES];
+	unsigned ids[3 * XIO_MAX_DIRS * XIO_MAX_QUEUES];
 
 	if (xio_pipeline_lcores(dp, ids, 3 * dp->nq) < 0)
 		return -1;
@@ -159,9 +161,10 @@ int xio_pipeline_plan(struct xio_dp *dp)
 			xio_dp_assign(dp, t, ids[3 * i + s]);
 		}
 		q->ntasks = 3;
-		XIO_LOG(INFO, "queue %u: pipeline rx on lcore %u, work on lcore %u, tx on lcore %u, "
-			"rings of %u", q->qid, ids[3 * i], ids[3 * i + 1], ids[3 * i + 2],
-			dp->cfg->ring_size);
+		XIO_LOG(INFO, "queue %u%s%s: pipeline rx on lcore %u, work on lcore %u, tx on "
+			"lcore %u, rings of %u", q->qid, dp->ndirs > 1 ? " " : "",
+			dp->ndirs > 1 ? xio_direction_name(q->dir) : "", ids[3 * i],
+			ids[3 * i + 1], ids[3 * i + 2], dp->cfg->ring_size);
 	}
 	return 0;
 }

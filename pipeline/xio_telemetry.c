@@ -34,6 +34,20 @@ static uint64_t xio_tel_long_chains(const struct xio_dp *dp)
 	return n;
 }
 
+/* The frame counters, and the payload bytes the narrowing saved. */
+static void xio_tel_counters(const struct xio_counters *c, struct rte_tel_data *d)
+{
+	rte_tel_data_add_dict_u64(d, "rx_packets", c->rx_packets);
+	rte_tel_data_add_dict_u64(d, "tx_packets", c->tx_packets);
+	rte_tel_data_add_dict_u64(d, "dropped_packets", c->dropped_packets);
+	rte_tel_data_add_dict_u64(d, "narrowed_packets", c->narrowed_packets);
+	rte_tel_data_add_dict_u64(d, "tokens_narrowed", c->tokens_narrowed);
+	rte_tel_data_add_dict_u64(d, "tokens_saturated", c->tokens_saturated);
+	rte_tel_data_add_dict_u64(d, "bytes_in", c->bytes_in);
+	rte_tel_data_add_dict_u64(d, "bytes_out", c->bytes_out);
+	rte_tel_data_add_dict_u64(d, "payload_bytes_saved", 2 * c->tokens_narrowed);
+}
+
 static int xio_tel_stats(const struct xio_dp *dp, const char *params, struct rte_tel_data *d)
 {
 	const struct xio_config *cfg = dp->cfg;
@@ -50,15 +64,7 @@ static int xio_tel_stats(const struct xio_dp *dp, const char *params, struct rte
 	rte_tel_data_add_dict_u64(d, "running", !xio_dp_quitting(dp));
 	rte_tel_data_add_dict_u64(d, "elapsed_ms", (rte_rdtsc() - dp->start_tsc) * 1000 / hz);
 	rte_tel_data_add_dict_u64(d, "tsc_hz", hz);
-	rte_tel_data_add_dict_u64(d, "rx_packets", c.rx_packets);
-	rte_tel_data_add_dict_u64(d, "tx_packets", c.tx_packets);
-	rte_tel_data_add_dict_u64(d, "dropped_packets", c.dropped_packets);
-	rte_tel_data_add_dict_u64(d, "narrowed_packets", c.narrowed_packets);
-	rte_tel_data_add_dict_u64(d, "tokens_narrowed", c.tokens_narrowed);
-	rte_tel_data_add_dict_u64(d, "tokens_saturated", c.tokens_saturated);
-	rte_tel_data_add_dict_u64(d, "bytes_in", c.bytes_in);
-	rte_tel_data_add_dict_u64(d, "bytes_out", c.bytes_out);
-	rte_tel_data_add_dict_u64(d, "payload_bytes_saved", 2 * c.tokens_narrowed);
+	xio_tel_counters(&c, d);
 	rte_tel_data_add_dict_u64(d, "long_chains", xio_tel_long_chains(dp));
 	return 0;
 }
@@ -79,10 +85,49 @@ static int xio_tel_reasons(const struct xio_dp *dp, const char *params, struct r
 	return 0;
 }
 
+/* --bidirectional: per direction, its ports, frame counters and reasons;
+ * null otherwise. */
+static int xio_tel_directions(const struct xio_dp *dp, const char *params,
+			      struct rte_tel_data *d)
+{
+	(void)params;
+	if (dp->ndirs < 2)
+		return -1;
+	rte_tel_data_start_dict(d);
+	for (unsigned dir = 0; dir < dp->ndirs; dir++) {
+		struct rte_tel_data *c = rte_tel_data_alloc(), *r = rte_tel_data_alloc();
+		const struct xio_queue *q = dp->q[dir * (dp->nq / dp->ndirs)];
+		struct xio_counters k;
+
+		if (c == NULL || r == NULL) {
+			rte_tel_data_free(c);
+			rte_tel_data_free(r);
+			return -1;
+		}
+		xio_dp_dir_counters(dp, dir, &k);
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_u64(c, "rx_port", q->rx_port);
+		rte_tel_data_add_dict_u64(c, "tx_port", q->tx_port);
+		xio_tel_counters(&k, c);
+		rte_tel_data_start_dict(r);
+		for (unsigned i = 0; i < XIO_R_COUNT; i++)
+			rte_tel_data_add_dict_u64(r, xio_reason_name((enum xio_reason)i), k.reasons[i]);
+		if (rte_tel_data_add_dict_container(c, "reasons", r, 0) != 0)
+			rte_tel_data_free(r);
+		if (rte_tel_data_add_dict_container(d, xio_direction_name(dir), c, 0) != 0) {
+			rte_tel_data_free(c);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* The counters every task shows in /xio/stages. */
 static void xio_tel_task_summary(const struct xio_task *t, const struct xio_task_stats *s,
 				 struct rte_tel_data *d)
 {
+	if (t->q->dp->ndirs > 1)
+		rte_tel_data_add_dict_string(d, "direction", xio_direction_name(t->q->dir));
 	rte_tel_data_add_dict_string(d, "stage", xio_task_kind_name(t->kind));
 	rte_tel_data_add_dict_u64(d, "queue", t->q->qid);
 	rte_tel_data_add_dict_u64(d, "lcore", t->lcore);
@@ -224,6 +269,8 @@ static const struct {
 	{ "/xio/stages", xio_tel_stages,
 	  "Counters per stage. Parameter: none, or a stage name (q0_rtc, q0_rx, q0_work, q0_tx)" },
 	{ "/xio/lcores", xio_tel_lcores, "Busy and run TSC cycles per worker lcore. No parameters" },
+	{ "/xio/directions", xio_tel_directions,
+	  "Counters per direction of a --bidirectional run. No parameters" },
 };
 
 /* Every command goes through here: the run, under the lock. */

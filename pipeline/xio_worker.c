@@ -126,12 +126,15 @@ bool xio_dp_all_done(const struct xio_dp *dp)
 	return true;
 }
 
-void xio_dp_counters(const struct xio_dp *dp, struct xio_counters *sum)
+/* dir XIO_MAX_DIRS: every direction. */
+static void xio_dp_sum(const struct xio_dp *dp, unsigned dir, struct xio_counters *sum)
 {
 	memset(sum, 0, sizeof(*sum));
 	for (unsigned i = 0; i < dp->nq; i++) {
 		const struct xio_queue *q = dp->q[i];
 
+		if (dir != XIO_MAX_DIRS && q->dir != dir)
+			continue;
 		xio_counters_add(sum, &q->counters);
 		for (unsigned j = 0; j < q->ntasks; j++) {
 			const struct xio_task_stats *s = &q->tasks[j].stats;
@@ -141,6 +144,16 @@ void xio_dp_counters(const struct xio_dp *dp, struct xio_counters *sum)
 			sum->dropped_packets += s->abandoned;
 		}
 	}
+}
+
+void xio_dp_counters(const struct xio_dp *dp, struct xio_counters *sum)
+{
+	xio_dp_sum(dp, XIO_MAX_DIRS, sum);
+}
+
+void xio_dp_dir_counters(const struct xio_dp *dp, unsigned dir, struct xio_counters *sum)
+{
+	xio_dp_sum(dp, dir, sum);
 }
 
 uint64_t xio_dp_last_rx(const struct xio_dp *dp)

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * xio_worker.h: the DPDK data path's moving parts. One pipeline per RX queue
- * (xio_queue); its stages are tasks (xio_task) that worker lcores poll in
- * turn (xio_lcore), so several stages can share one lcore. rtc mode has one
+ * and direction (xio_queue: port A queue i to port B queue i, and with
+ * --bidirectional port B queue i to port A queue i as well); its stages are
+ * tasks (xio_task) that worker lcores poll in turn (xio_lcore), so several
+ * stages, of either direction, can share one lcore. rtc mode has one
  * task per queue (rx, process, tx); pipeline mode three (rx, work, tx)
  * joined by single-producer/single-consumer rings. A task never blocks: what
  * it cannot pass on yet (full ring, partial TX) it holds and retries first,
@@ -84,13 +86,15 @@ struct xio_task {
 
 struct xio_dp;
 
-/* One RX queue's pipeline: rx_port queue qid to tx_port queue qid. */
+/* One RX queue's pipeline: rx_port queue qid to tx_port queue qid, in
+ * direction dir (0 a_to_b, 1 b_to_a: xio_direction_name). */
 struct xio_queue {
 	struct xio_dp *dp;
 	uint16_t rx_port;
 	uint16_t tx_port;
 	uint16_t qid;
 	uint16_t burst;
+	uint8_t dir;
 	struct xio_mbuf_ctx mctx;
 	uint64_t last_rx_tsc;            /* rx: last burst, or last poll under backpressure */
 	struct rte_ring *rings[2];       /* pipeline mode: rx->work, work->tx */
@@ -104,17 +108,19 @@ struct xio_queue {
 struct xio_lcore {
 	struct xio_dp *dp;
 	unsigned ntasks;
-	struct xio_task *tasks[3 * XIO_MAX_QUEUES];
+	struct xio_task *tasks[3 * XIO_MAX_DIRS * XIO_MAX_QUEUES];
 	uint64_t start_tsc;
 	uint64_t end_tsc;
 	struct xio_hwcounters hw;
 } __rte_cache_aligned;
 
-/* The whole run: queues, lcore plan and the stop flags the main lcore sets. */
+/* The whole run: queues (the a_to_b ones, then the b_to_a ones), lcore
+ * plan and the stop flags the main lcore sets. */
 struct xio_dp {
 	const struct xio_config *cfg;
 	unsigned nq;
-	struct xio_queue *q[XIO_MAX_QUEUES];
+	unsigned ndirs;     /* 2 with --bidirectional, else 1 */
+	struct xio_queue *q[XIO_MAX_DIRS * XIO_MAX_QUEUES];
 	int quit;    /* stop receiving, pass on what is held, finish */
 	int abandon; /* drain timed out: TX frees what it cannot send */
 	uint64_t start_tsc;
@@ -206,6 +212,9 @@ bool xio_dp_all_done(const struct xio_dp *dp);
 /* Sums the queues' counters; frames abandoned at the drain timeout move
  * from transmitted to dropped. */
 void xio_dp_counters(const struct xio_dp *dp, struct xio_counters *sum);
+
+/* The same over the queues of direction dir only. */
+void xio_dp_dir_counters(const struct xio_dp *dp, unsigned dir, struct xio_counters *sum);
 
 /* The newest RX timestamp (TSC) over the queues, 0 when none came yet. */
 uint64_t xio_dp_last_rx(const struct xio_dp *dp);

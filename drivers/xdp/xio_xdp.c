@@ -7,6 +7,11 @@
  * stats line until told to stop. At the end: detach, let the workers finish
  * what they hold, and sum kernel and user-space counters.
  *
+ * --bidirectional: a second instance of the program (its own maps and
+ * counters) on the egress, redirecting to the ingress; the workers take
+ * both directions. Each direction's counters are its program's plus its
+ * workers' share.
+ *
  * Not libxdp's multi-program dispatcher: the dispatcher of Debian's libxdp
  * 1.3.1 is refused by newer kernels for programs that change the packet
  * size (bpf_xdp_adjust_tail), and this one does (docs/xdp.md).
@@ -34,16 +39,24 @@ _Static_assert(XIO_XDP_NREASONS == XIO_R_COUNT, "xio_xdp_stats.reasons must matc
 
 #define XDP_POLL_US 5000 /* control loop period */
 
+/* One interface with a program of ours: the ingress (side 0) and, with
+ * --bidirectional, the egress (side 1), each redirecting to the other. */
+struct xdp_side {
+	const char *name;
+	int ifindex;
+	struct xio_xdp_bpf *skel;
+	bool generic;
+	bool attached;
+};
+
 struct xdp_run {
 	const struct xio_config *cfg;
 	const char *egress;
-	int ifindex;
 	int egress_ifindex;
 	bool same;
 	enum xio_xdp_mode mode;
-	bool generic;
-	bool attached;
-	struct xio_xdp_bpf *skel;
+	struct xdp_side side[XIO_MAX_DIRS];
+	unsigned nsides;
 	struct xio_xsk *xsk[XIO_XDP_MAX_QUEUES];
 	unsigned nq;
 	int ncpus;
@@ -125,110 +138,170 @@ static int cpu_for_queue(int node, unsigned q)
 	return cpu >= 0 ? cpu : (int)(q % ncpu);
 }
 
-static int load_prog(struct xdp_run *r, enum xio_xdp_mode mode)
+static int load_prog(struct xdp_run *r, struct xdp_side *sd, enum xio_xdp_mode mode)
 {
 	const struct xio_config *cfg = r->cfg;
 	int err;
 
-	r->skel = xio_xdp_bpf__open();
-	if (!r->skel) {
+	sd->skel = xio_xdp_bpf__open();
+	if (!sd->skel) {
 		fprintf(stderr, "xdp: cannot open the XDP program: %s\n", strerror(errno));
 		return -1;
 	}
-	r->skel->rodata->cfg_udp_port = cfg->stage.udp_port;
-	r->skel->rodata->cfg_overflow = (__u8)cfg->stage.overflow;
-	r->skel->rodata->cfg_drop_invalid = cfg->stage.drop_invalid;
-	r->skel->rodata->cfg_all_to_user = mode == XIO_XDP_MODE_AFXDP;
-	r->skel->rodata->cfg_tx_same = r->same;
-	err = xio_xdp_bpf__load(r->skel);
+	sd->skel->rodata->cfg_udp_port = cfg->stage.udp_port;
+	sd->skel->rodata->cfg_overflow = (__u8)cfg->stage.overflow;
+	sd->skel->rodata->cfg_drop_invalid = cfg->stage.drop_invalid;
+	sd->skel->rodata->cfg_all_to_user = mode == XIO_XDP_MODE_AFXDP;
+	sd->skel->rodata->cfg_tx_same = r->same;
+	err = xio_xdp_bpf__load(sd->skel);
 	if (err) {
 		fprintf(stderr, "xdp: the kernel refused the XDP program (%s mode): %s%s\n",
 			mode_name(mode), strerror(-err),
 			err == -EPERM ? " (needs root or CAP_BPF + CAP_NET_ADMIN)" : "");
-		xio_xdp_bpf__destroy(r->skel);
-		r->skel = NULL;
+		xio_xdp_bpf__destroy(sd->skel);
+		sd->skel = NULL;
 		return -1;
 	}
-	r->mode = mode;
 	return 0;
 }
 
-static int attach(struct xdp_run *r)
+/* The program on every side, in kernel mode when it can (or was asked),
+ * else afxdp; each side's DEVMAP holds the other end. */
+static int load_progs(struct xdp_run *r)
 {
-	int fd = bpf_program__fd(r->skel->progs.xio_xdp), err;
+	enum xio_xdp_mode want = r->cfg->xdp_mode;
+	unsigned i;
+
+	r->mode = want == XIO_XDP_MODE_AFXDP ? XIO_XDP_MODE_AFXDP : XIO_XDP_MODE_KERNEL;
+	if (load_prog(r, &r->side[0], r->mode)) {
+		if (want != XIO_XDP_MODE_AUTO || load_prog(r, &r->side[0], XIO_XDP_MODE_AFXDP))
+			return -1;
+		fprintf(stderr, "xdp: using afxdp mode instead\n");
+		r->mode = XIO_XDP_MODE_AFXDP;
+	}
+	for (i = 1; i < r->nsides; i++)
+		if (load_prog(r, &r->side[i], r->mode))
+			return -1;
+	for (i = 0; i < r->nsides && !r->same; i++) {
+		__u32 key = 0, ifx = (__u32)(i ? r->side[0].ifindex : r->egress_ifindex);
+
+		if (bpf_map_update_elem(bpf_map__fd(r->side[i].skel->maps.xio_egress), &key, &ifx,
+					BPF_ANY)) {
+			fprintf(stderr, "xdp: %s cannot be a redirect target: %s\n",
+				i ? r->side[0].name : r->egress, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int attach(struct xdp_side *sd)
+{
+	int fd = bpf_program__fd(sd->skel->progs.xio_xdp), err;
 	__u32 base = XDP_FLAGS_UPDATE_IF_NOEXIST;
 
-	if (!r->generic) {
-		err = bpf_xdp_attach(r->ifindex, fd, base | XDP_FLAGS_DRV_MODE, NULL);
+	if (!sd->generic) {
+		err = bpf_xdp_attach(sd->ifindex, fd, base | XDP_FLAGS_DRV_MODE, NULL);
 		if (!err)
-			return 0;
+			goto done;
 		if (err == -EBUSY || err == -EEXIST)
 			goto busy;
 		fprintf(stderr, "xdp: native XDP on %s failed (%s); falling back to generic XDP\n",
-			r->cfg->iface, strerror(-err));
-		r->generic = true;
+			sd->name, strerror(-err));
+		sd->generic = true;
 	}
-	err = bpf_xdp_attach(r->ifindex, fd, base | XDP_FLAGS_SKB_MODE, NULL);
+	err = bpf_xdp_attach(sd->ifindex, fd, base | XDP_FLAGS_SKB_MODE, NULL);
 	if (!err)
-		return 0;
+		goto done;
 	if (err == -EBUSY || err == -EEXIST)
 		goto busy;
-	fprintf(stderr, "xdp: cannot attach the XDP program to %s: %s\n", r->cfg->iface,
+	fprintf(stderr, "xdp: cannot attach the XDP program to %s: %s\n", sd->name,
 		strerror(-err));
 	return -1;
+done:
+	sd->attached = true;
+	return 0;
 busy:
 	fprintf(stderr,
 		"xdp: %s already has an XDP program; remove it first (ip link set dev %s xdp off)\n",
-		r->cfg->iface, r->cfg->iface);
+		sd->name, sd->name);
 	return -1;
 }
 
 static void detach(struct xdp_run *r)
 {
-	if (!r->attached)
-		return;
-	bpf_xdp_detach(r->ifindex, r->generic ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE, NULL);
-	r->attached = false;
+	for (unsigned i = 0; i < r->nsides; i++) {
+		struct xdp_side *sd = &r->side[i];
+
+		if (!sd->attached)
+			continue;
+		bpf_xdp_detach(sd->ifindex, sd->generic ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE,
+			       NULL);
+		sd->attached = false;
+	}
+}
+
+/* Queues: one worker per ingress RX queue; the egress needs as many TX
+ * queues, and with --bidirectional as many RX queues too, and the ingress
+ * as many TX queues. */
+static int check_queues(struct xdp_run *r)
+{
+	const char *a = r->cfg->iface, *b = r->egress;
+	unsigned b_txq = count_queues(b, "tx-");
+
+	r->nq = count_queues(a, "rx-");
+	if (r->nq > XIO_XDP_MAX_QUEUES) {
+		fprintf(stderr, "xdp: %s has %u RX queues, at most %d are supported "
+			"(ethtool -L %s combined N)\n", a, r->nq, XIO_XDP_MAX_QUEUES, a);
+		return -1;
+	}
+	if (!r->same && b_txq < r->nq) {
+		fprintf(stderr, "xdp: egress %s has %u TX queues for %u RX queues on %s; "
+			"give it as many (ethtool -L) or fewer to %s\n", b, b_txq, r->nq, a, a);
+		return -1;
+	}
+	if (r->nsides > 1 && (count_queues(b, "rx-") != r->nq || count_queues(a, "tx-") < r->nq)) {
+		fprintf(stderr, "xdp: --bidirectional needs as many RX queues on %s as on %s (%u "
+			"and %u) and as many TX queues on each (ethtool -L IF combined N)\n", b, a,
+			count_queues(b, "rx-"), r->nq);
+		return -1;
+	}
+	return 0;
 }
 
 static int open_workers(struct xdp_run *r)
 {
-	int node = numa_node_of(r->cfg->iface), xsks = bpf_map__fd(r->skel->maps.xio_xsks);
-	unsigned egress_txq = count_queues(r->egress, "tx-"), q;
+	int node = numa_node_of(r->cfg->iface);
+	unsigned q, i;
 
-	r->nq = count_queues(r->cfg->iface, "rx-");
-	if (r->nq > XIO_XDP_MAX_QUEUES) {
-		fprintf(stderr, "xdp: %s has %u RX queues, at most %d are supported "
-			"(ethtool -L %s combined N)\n", r->cfg->iface, r->nq, XIO_XDP_MAX_QUEUES,
-			r->cfg->iface);
+	if (check_queues(r))
 		return -1;
-	}
-	if (!r->same && egress_txq < r->nq) {
-		fprintf(stderr, "xdp: egress %s has %u TX queues for %u RX queues on %s; "
-			"give it as many (ethtool -L) or fewer to %s\n", r->egress, egress_txq,
-			r->nq, r->cfg->iface, r->cfg->iface);
-		return -1;
-	}
 	for (q = 0; q < r->nq; q++) {
 		struct xio_xsk_params p = {
 			.iface = r->cfg->iface,
 			.egress = r->egress,
+			.bidirectional = r->nsides > 1,
 			.queue = q,
-			.copy = r->generic,
+			.copy = r->side[0].generic,
 			.numa_node = node,
 			.cpu = cpu_for_queue(node, q),
 			.burst = r->cfg->burst ? r->cfg->burst : XIO_DEFAULT_BURST,
 			.stage = &r->cfg->stage,
-			.pending = (uint64_t *)&r->skel->bss->xio_pending[q],
 		};
-		int fd;
 
+		for (i = 0; i < r->nsides; i++)
+			p.pending[i] = (uint64_t *)&r->side[i].skel->bss->xio_pending[q];
 		if (xio_xsk_open(&r->xsk[q], &p))
 			return -1;
-		fd = xio_xsk_fd(r->xsk[q]);
-		if (bpf_map_update_elem(xsks, &q, &fd, BPF_ANY)) {
-			fprintf(stderr, "xdp: XSKMAP entry for queue %u: %s\n", q, strerror(errno));
-			return -1;
+		for (i = 0; i < r->nsides; i++) {
+			int fd = xio_xsk_fd(r->xsk[q], i);
+
+			if (bpf_map_update_elem(bpf_map__fd(r->side[i].skel->maps.xio_xsks), &q, &fd,
+						BPF_ANY)) {
+				fprintf(stderr, "xdp: XSKMAP entry for %s queue %u: %s\n",
+					r->side[i].name, q, strerror(errno));
+				return -1;
+			}
 		}
 		if (xio_xsk_start(r->xsk[q]))
 			return -1;
@@ -236,14 +309,14 @@ static int open_workers(struct xdp_run *r)
 	return 0;
 }
 
-/* Kernel counters summed over the CPUs. */
-static int kernel_stats(struct xdp_run *r, struct xio_xdp_stats *sum)
+/* The kernel counters of one side's program, summed over the CPUs. */
+static int side_stats(struct xdp_run *r, unsigned side, struct xio_xdp_stats *sum)
 {
 	__u32 key = 0;
 	int c, i;
 
 	memset(sum, 0, sizeof(*sum));
-	if (bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.xio_stats), &key, r->percpu))
+	if (bpf_map_lookup_elem(bpf_map__fd(r->side[side].skel->maps.xio_stats), &key, r->percpu))
 		return -1;
 	for (c = 0; c < r->ncpus; c++) {
 		const __u64 *v = (const __u64 *)&r->percpu[c];
@@ -251,6 +324,28 @@ static int kernel_stats(struct xdp_run *r, struct xio_xdp_stats *sum)
 
 		for (i = 0; i < (int)(sizeof(*sum) / sizeof(__u64)); i++)
 			s[i] += v[i];
+	}
+	return 0;
+}
+
+/* Every side's kernel counters, added up in k; per side in per (may be
+ * NULL). */
+static int kernel_stats(struct xdp_run *r, struct xio_xdp_stats *k,
+			struct xio_xdp_stats per[XIO_MAX_DIRS])
+{
+	struct xio_xdp_stats one;
+
+	memset(k, 0, sizeof(*k));
+	for (unsigned i = 0; i < r->nsides; i++) {
+		const __u64 *v = (const __u64 *)&one;
+		__u64 *s = (__u64 *)k;
+
+		if (side_stats(r, i, &one))
+			return -1;
+		for (unsigned j = 0; j < sizeof(one) / sizeof(__u64); j++)
+			s[j] += v[j];
+		if (per)
+			per[i] = one;
 	}
 	return 0;
 }
@@ -272,19 +367,25 @@ static void kernel_counters(const struct xio_xdp_stats *k, struct xio_counters *
 		c->reasons[r] = k->reasons[r];
 }
 
-/* Kernel plus user space; *user gets the AF_XDP part alone. */
-static void total_counters(struct xdp_run *r, const struct xio_xdp_stats *k,
+/* Direction dir (every direction: XIO_MAX_DIRS), kernel plus user space,
+ * from the kernel counters k of its side(s); *user gets the AF_XDP part
+ * alone. */
+static void total_counters(struct xdp_run *r, unsigned dir, const struct xio_xdp_stats *k,
 			   struct xio_counters *total, struct xio_counters *user)
 {
 	struct xio_counters w;
-	unsigned q;
+	unsigned q, d;
 
 	memset(user, 0, sizeof(*user));
 	for (q = 0; q < r->nq; q++) {
 		if (!r->xsk[q])
 			continue;
-		xio_xsk_counters(r->xsk[q], &w);
-		xio_counters_add(user, &w);
+		for (d = 0; d < r->nsides; d++) {
+			if (dir != XIO_MAX_DIRS && d != dir)
+				continue;
+			xio_xsk_counters(r->xsk[q], d, &w);
+			xio_counters_add(user, &w);
+		}
 	}
 	kernel_counters(k, total);
 	xio_counters_add(total, user);
@@ -294,7 +395,7 @@ static void print_stats(struct xdp_run *r, const struct xio_xdp_stats *k, double
 {
 	struct xio_counters c, u;
 
-	total_counters(r, k, &c, &u);
+	total_counters(r, XIO_MAX_DIRS, k, &c, &u);
 	printf("xdp %.1fs: rx %llu tx %llu dropped %llu narrowed %llu tokens %llu "
 	       "bytes in %llu out %llu (AF_XDP %llu)\n", t,
 	       (unsigned long long)c.rx_packets, (unsigned long long)c.tx_packets,
@@ -315,7 +416,7 @@ static double watch(struct xdp_run *r, volatile int *stop)
 	for (;;) {
 		usleep(XDP_POLL_US);
 		t = now_s();
-		if (!kernel_stats(r, &k)) {
+		if (!kernel_stats(r, &k, NULL)) {
 			s = k.rx_packets + k.to_user + k.no_socket;
 			if (s != seen) {
 				seen = s;
@@ -342,81 +443,125 @@ static void cleanup(struct xdp_run *r)
 	detach(r);
 	for (q = 0; q < XIO_XDP_MAX_QUEUES; q++)
 		xio_xsk_close(r->xsk[q]);
-	xio_xdp_bpf__destroy(r->skel);
+	for (q = 0; q < XIO_MAX_DIRS; q++)
+		xio_xdp_bpf__destroy(r->side[q].skel);
 	free(r->percpu);
+}
+
+/* The interfaces, and what --bidirectional needs of them. */
+static int resolve(struct xdp_run *r)
+{
+	const struct xio_config *cfg = r->cfg;
+
+	if (!cfg->iface || !*cfg->iface) {
+		fprintf(stderr, "xdp: no interface: give --iface IF\n");
+		return -1;
+	}
+	r->egress = cfg->egress && *cfg->egress ? cfg->egress : cfg->iface;
+	r->side[0].name = cfg->iface;
+	r->side[0].ifindex = (int)if_nametoindex(cfg->iface);
+	if (!r->side[0].ifindex) {
+		fprintf(stderr, "xdp: no interface named '%s' (--iface)\n", cfg->iface);
+		return -1;
+	}
+	r->egress_ifindex = (int)if_nametoindex(r->egress);
+	if (!r->egress_ifindex) {
+		fprintf(stderr, "xdp: no interface named '%s' (--egress)\n", r->egress);
+		return -1;
+	}
+	r->same = r->egress_ifindex == r->side[0].ifindex;
+	r->nsides = 1;
+	if (cfg->bidirectional) {
+		if (r->same) {
+			fprintf(stderr, "xdp: --bidirectional needs two interfaces: --iface A "
+				"--egress B (both are %s)\n", cfg->iface);
+			return -1;
+		}
+		r->side[1].name = r->egress;
+		r->side[1].ifindex = r->egress_ifindex;
+		r->nsides = 2;
+	}
+	for (unsigned i = 0; i < r->nsides; i++)
+		r->side[i].generic = cfg->xdp_attach == XIO_XDP_ATTACH_GENERIC;
+	return 0;
+}
+
+/* The run's own JSON members; with --bidirectional, the counters of each
+ * direction. */
+static void run_extra(struct xdp_run *r, const struct xio_xdp_stats per[XIO_MAX_DIRS],
+		      __u64 lost, __u64 no_socket, char *extra, size_t len)
+{
+	struct xio_counters c, u;
+	size_t n;
+
+	n = (size_t)snprintf(extra, len,
+			     "  \"driver\": \"xdp\",\n  \"xdp_mode\": \"%s\",\n"
+			     "  \"afxdp_lost\": %llu,\n  \"afxdp_no_socket\": %llu",
+			     mode_name(r->mode), (unsigned long long)lost,
+			     (unsigned long long)no_socket);
+	if (r->nsides < 2 || n >= len)
+		return;
+	n += (size_t)snprintf(extra + n, len - n, ",\n  \"directions\": {");
+	for (unsigned d = 0; d < r->nsides && n < len; d++) {
+		total_counters(r, d, &per[d], &c, &u);
+		n += (size_t)snprintf(extra + n, len - n,
+				      "%s\n    \"%s\": {\"iface\": \"%s\", \"egress\": \"%s\", ",
+				      d ? "," : "", xio_direction_name(d), r->side[d].name,
+				      r->side[1 - d].name);
+		if (n < len)
+			n += xio_counters_json_members(extra + n, len - n, &c);
+		if (n < len)
+			n += (size_t)snprintf(extra + n, len - n, "}");
+	}
+	if (n < len)
+		snprintf(extra + n, len - n, "\n  }");
 }
 
 int xio_xdp_run(const struct xio_config *cfg, volatile int *stop, struct xio_counters *total,
 		double *elapsed_s, char *extra, size_t extra_len)
 {
+	struct xio_xdp_stats k, per[XIO_MAX_DIRS];
 	struct xio_counters user;
-	struct xio_xdp_stats k;
 	struct xdp_run r;
 	__u64 lost = 0;
-	unsigned q;
+	unsigned q, i;
 
 	memset(&r, 0, sizeof(r));
 	r.cfg = cfg;
-	if (!cfg->iface || !*cfg->iface) {
-		fprintf(stderr, "xdp: no interface: give --iface IF\n");
+	if (resolve(&r))
 		return -1;
-	}
-	r.egress = cfg->egress && *cfg->egress ? cfg->egress : cfg->iface;
-	r.ifindex = (int)if_nametoindex(cfg->iface);
-	if (!r.ifindex) {
-		fprintf(stderr, "xdp: no interface named '%s' (--iface)\n", cfg->iface);
-		return -1;
-	}
-	r.egress_ifindex = (int)if_nametoindex(r.egress);
-	if (!r.egress_ifindex) {
-		fprintf(stderr, "xdp: no interface named '%s' (--egress)\n", r.egress);
-		return -1;
-	}
-	r.same = r.egress_ifindex == r.ifindex;
-	r.generic = cfg->xdp_attach == XIO_XDP_ATTACH_GENERIC;
 	r.ncpus = libbpf_num_possible_cpus();
 	r.percpu = r.ncpus > 0 ? calloc(r.ncpus, sizeof(*r.percpu)) : NULL;
 	if (!r.percpu) {
 		fprintf(stderr, "xdp: cannot size the per-CPU counters\n");
 		return -1;
 	}
-
-	if (cfg->xdp_mode == XIO_XDP_MODE_AFXDP) {
-		if (load_prog(&r, XIO_XDP_MODE_AFXDP))
-			goto fail;
-	} else if (load_prog(&r, XIO_XDP_MODE_KERNEL)) {
-		if (cfg->xdp_mode == XIO_XDP_MODE_KERNEL || load_prog(&r, XIO_XDP_MODE_AFXDP))
-			goto fail;
-		fprintf(stderr, "xdp: using afxdp mode instead\n");
-	}
-	if (!r.same) {
-		__u32 key = 0, ifx = (__u32)r.egress_ifindex;
-
-		if (bpf_map_update_elem(bpf_map__fd(r.skel->maps.xio_egress), &key, &ifx, BPF_ANY)) {
-			fprintf(stderr, "xdp: egress %s cannot be a redirect target: %s\n", r.egress,
-				strerror(errno));
-			goto fail;
-		}
-	}
-	if (open_workers(&r) || attach(&r))
+	if (load_progs(&r) || open_workers(&r))
 		goto fail;
-	r.attached = true;
+	for (i = 0; i < r.nsides; i++)
+		if (attach(&r.side[i]))
+			goto fail;
 	fprintf(stderr, "xdp: %s mode on %s (%s XDP), egress %s%s, %u queue(s), UDP port %u\n",
-		mode_name(r.mode), cfg->iface, r.generic ? "generic" : "native", r.egress,
+		mode_name(r.mode), cfg->iface, r.side[0].generic ? "generic" : "native", r.egress,
 		r.same ? " (XDP_TX)" : " (DEVMAP redirect)", r.nq, cfg->stage.udp_port);
+	if (r.nsides > 1)
+		fprintf(stderr, "xdp: bidirectional: %s mode on %s (%s XDP) too, egress %s "
+			"(DEVMAP redirect)\n", mode_name(r.mode), r.side[1].name,
+			r.side[1].generic ? "generic" : "native", cfg->iface);
 
 	*elapsed_s = watch(&r, stop);
 
 	detach(&r);
 	for (q = 0; q < r.nq; q++) {
 		xio_xsk_stop(r.xsk[q]);
-		lost += xio_xsk_lost(r.xsk[q]);
+		for (i = 0; i < r.nsides; i++)
+			lost += xio_xsk_lost(r.xsk[q], i);
 	}
-	if (kernel_stats(&r, &k)) {
+	if (kernel_stats(&r, &k, per)) {
 		fprintf(stderr, "xdp: cannot read the kernel counters: %s\n", strerror(errno));
 		goto fail;
 	}
-	total_counters(&r, &k, total, &user);
+	total_counters(&r, XIO_MAX_DIRS, &k, total, &user);
 	fprintf(stderr, "xdp: %llu frame(s) finished in the kernel, %llu through AF_XDP\n",
 		(unsigned long long)(total->rx_packets - user.rx_packets),
 		(unsigned long long)user.rx_packets);
@@ -424,10 +569,7 @@ int xio_xdp_run(const struct xio_config *cfg, volatile int *stop, struct xio_cou
 		fprintf(stderr, "xdp: ERROR: %llu frame(s) lost before AF_XDP (socket rings full), "
 			"%llu on queues without a socket\n", (unsigned long long)lost,
 			(unsigned long long)k.no_socket);
-	snprintf(extra, extra_len,
-		 "  \"driver\": \"xdp\",\n  \"xdp_mode\": \"%s\",\n"
-		 "  \"afxdp_lost\": %llu,\n  \"afxdp_no_socket\": %llu",
-		 mode_name(r.mode), (unsigned long long)lost, (unsigned long long)k.no_socket);
+	run_extra(&r, per, lost, k.no_socket, extra, extra_len);
 	cleanup(&r);
 	return 0;
 fail:

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * xio_xsk.c: AF_XDP workers (libxdp's xsk API). Each worker owns a UMEM on
  * the interface's NUMA node (libnuma), a multi-buffer socket on its ingress
- * queue and, when the egress is another interface, a TX socket on the same
- * egress queue sharing the UMEM, so frames leave without a copy.
+ * queue and, when the egress is another interface, a socket on the same
+ * egress queue sharing the UMEM, so frames leave without a copy. With
+ * --bidirectional both sockets receive and transmit (two directions, each
+ * in on one socket and out on the other).
  *
- * The polling loop: reclaim TX completions into the fill ring, take a burst
- * of RX descriptors, gather each frame's segments (XDP_PKT_CONTD), run the
- * stage core on them, and put the output, trimmed to out_len, on the TX ring
- * in the order it came. A frame counts as finished for the kernel's order
- * barrier (xio_pending) once its TX completion is back, or when it is dropped.
+ * The polling loop: reclaim TX completions, refill the fill rings, take a
+ * burst of RX descriptors per direction, gather each frame's segments
+ * (XDP_PKT_CONTD), run the stage core on them, and put the output, trimmed
+ * to out_len, on the other socket's TX ring in the order it came. A frame
+ * counts as finished for its direction's order barrier (the xio_pending of
+ * the program on its ingress) once its TX completion is back, or when it is
+ * dropped.
  */
 #include <errno.h>
 #include <numa.h>
@@ -35,24 +39,52 @@
 #endif
 
 #define XSK_FRAME_SIZE 4096u
-#define XSK_NFRAMES    4096u
+#define XSK_NFRAMES    4096u  /* UMEM chunks per receiving socket */
 #define XSK_RING_SIZE  2048u
 #define XSK_IDLE_SPINS 256u   /* empty polls before sleeping in poll() */
 #define XSK_DRAIN_MS   2000u  /* longest wait for completions at stop */
+
+/* One socket: on the ingress (port 0) or the egress (port 1) queue. */
+struct xsk_port {
+	struct xsk_socket *sock;
+	struct xsk_ring_prod fill;
+	struct xsk_ring_cons comp;
+	struct xsk_ring_cons rx;
+	struct xsk_ring_prod tx;
+	int fd;
+	bool rx_on, tx_on;
+
+	/* TX: frames on the ring, oldest first, descriptors each; they belong
+	 * to the direction that transmits here, whose barrier is pending */
+	uint8_t *inflight;
+	uint32_t if_head, if_count;
+	uint32_t done_descs; /* completions not yet matched to whole frames */
+	uint64_t *pending;
+
+	/* RX: the frame being gathered */
+	struct xio_seg seg[XIO_MAX_SEGS];
+	uint64_t seg_addr[XIO_MAX_SEGS];
+	unsigned nseg;
+};
+
+/* A direction: received on in, transmitted on out (the same port when the
+ * egress is the ingress). */
+struct xsk_dir {
+	struct xsk_port *in, *out;
+	uint64_t *pending;
+	struct xio_counters cnt;
+};
 
 struct xio_xsk {
 	struct xsk_umem *umem;
 	void *area;
 	size_t area_len;
 	bool area_numa;
-	struct xsk_socket *rx_sock; /* ingress queue: RX (and TX when same) */
-	struct xsk_socket *tx_sock; /* egress queue, shared UMEM; NULL when same */
-	struct xsk_ring_prod fill, tx_fill;
-	struct xsk_ring_cons comp, tx_comp;
-	struct xsk_ring_cons rx;
-	struct xsk_ring_prod tx;
-	struct xsk_ring_cons *cq; /* completions of the TX socket */
-	int tx_fd;
+	uint32_t nframes;
+	struct xsk_port port[2];
+	unsigned nports;
+	struct xsk_dir dir[XIO_MAX_DIRS];
+	unsigned ndirs;
 
 	struct xio_xsk_params p;
 	struct xio_stage_cfg stage;
@@ -60,27 +92,15 @@ struct xio_xsk {
 	bool started;
 	volatile int stop;
 
-	/* free UMEM chunks, not in the fill ring */
+	/* free UMEM chunks, not in a fill ring */
 	uint64_t *free_addr;
 	uint32_t nfree;
-
-	/* frames on the TX ring, oldest first: descriptors each */
-	uint8_t *inflight;
-	uint32_t if_head, if_count;
-	uint32_t done_descs; /* completions not yet matched to whole frames */
-
-	/* the frame being gathered */
-	struct xio_seg seg[XIO_MAX_SEGS];
-	uint64_t seg_addr[XIO_MAX_SEGS];
-	unsigned nseg;
-
-	struct xio_counters cnt;
 };
 
-static void pending_sub(struct xio_xsk *x, uint64_t n)
+static void pending_sub(uint64_t *pending, uint64_t n)
 {
 	if (n)
-		__atomic_fetch_sub(x->p.pending, n, __ATOMIC_RELEASE);
+		__atomic_fetch_sub(pending, n, __ATOMIC_RELEASE);
 }
 
 static void free_chunk(struct xio_xsk *x, uint64_t addr)
@@ -88,127 +108,156 @@ static void free_chunk(struct xio_xsk *x, uint64_t addr)
 	x->free_addr[x->nfree++] = addr & ~(uint64_t)(XSK_FRAME_SIZE - 1);
 }
 
-static void refill(struct xio_xsk *x)
+static void refill(struct xio_xsk *x, struct xsk_port *pt)
 {
-	uint32_t n = xsk_prod_nb_free(&x->fill, x->nfree), idx, i;
+	uint32_t n = xsk_prod_nb_free(&pt->fill, x->nfree), idx, i;
 
 	if (n > x->nfree)
 		n = x->nfree;
-	if (!n || xsk_ring_prod__reserve(&x->fill, n, &idx) != n)
+	if (!n || xsk_ring_prod__reserve(&pt->fill, n, &idx) != n)
 		return;
 	for (i = 0; i < n; i++)
-		*xsk_ring_prod__fill_addr(&x->fill, idx + i) = x->free_addr[--x->nfree];
-	xsk_ring_prod__submit(&x->fill, n);
+		*xsk_ring_prod__fill_addr(&pt->fill, idx + i) = x->free_addr[--x->nfree];
+	xsk_ring_prod__submit(&pt->fill, n);
 }
 
-/* TX completions: chunks back to the free list, whole frames off the
- * in-flight list and out of the order barrier. */
-static void reclaim(struct xio_xsk *x)
+/* TX completions of one port: chunks back to the free list, whole frames
+ * off its in-flight list and out of the order barrier. */
+static void reclaim_port(struct xio_xsk *x, struct xsk_port *pt)
 {
-	uint32_t idx, n = xsk_ring_cons__peek(x->cq, XSK_RING_SIZE, &idx), i, frames = 0;
+	uint32_t idx, n = xsk_ring_cons__peek(&pt->comp, XSK_RING_SIZE, &idx), i, frames = 0;
 
 	for (i = 0; i < n; i++)
-		free_chunk(x, *xsk_ring_cons__comp_addr(x->cq, idx + i));
+		free_chunk(x, *xsk_ring_cons__comp_addr(&pt->comp, idx + i));
 	if (n)
-		xsk_ring_cons__release(x->cq, n);
-	x->done_descs += n;
-	while (x->if_count && x->done_descs >= x->inflight[x->if_head]) {
-		x->done_descs -= x->inflight[x->if_head];
-		x->if_head = (x->if_head + 1) % XSK_RING_SIZE;
-		x->if_count--;
+		xsk_ring_cons__release(&pt->comp, n);
+	pt->done_descs += n;
+	while (pt->if_count && pt->done_descs >= pt->inflight[pt->if_head]) {
+		pt->done_descs -= pt->inflight[pt->if_head];
+		pt->if_head = (pt->if_head + 1) % XSK_RING_SIZE;
+		pt->if_count--;
 		frames++;
 	}
-	pending_sub(x, frames);
+	pending_sub(pt->pending, frames);
 }
 
-static void kick_tx(struct xio_xsk *x)
+static void reclaim(struct xio_xsk *x)
 {
-	if (!x->if_count || !xsk_ring_prod__needs_wakeup(&x->tx))
+	for (unsigned i = 0; i < x->nports; i++)
+		if (x->port[i].tx_on)
+			reclaim_port(x, &x->port[i]);
+}
+
+static void kick_tx(struct xio_xsk *x, struct xsk_port *pt)
+{
+	if (!pt->if_count || !xsk_ring_prod__needs_wakeup(&pt->tx))
 		return;
-	if (sendto(x->tx_fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 && errno != EAGAIN &&
+	if (sendto(pt->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 && errno != EAGAIN &&
 	    errno != EBUSY && errno != ENOBUFS && errno != ENETDOWN)
 		fprintf(stderr, "xdp: AF_XDP transmit on queue %u: %s\n", x->p.queue, strerror(errno));
 }
 
-/* Puts the first out_len bytes of the gathered frame on the TX ring,
- * waiting for room (backpressure, never a drop). */
-static void transmit(struct xio_xsk *x, uint32_t out_len)
+static void kick_all(struct xio_xsk *x)
 {
+	for (unsigned i = 0; i < x->nports; i++)
+		if (x->port[i].tx_on)
+			kick_tx(x, &x->port[i]);
+}
+
+/* Puts the first out_len bytes of the frame gathered on d->in on d->out's
+ * TX ring, waiting for room (backpressure, never a drop). */
+static void transmit(struct xio_xsk *x, struct xsk_dir *d, uint32_t out_len)
+{
+	struct xsk_port *in = d->in, *out = d->out;
 	uint32_t len[XIO_MAX_SEGS], left = out_len, idx, i;
 	unsigned nd = 0;
 
-	for (i = 0; i < x->nseg; i++) {
-		len[i] = left < x->seg[i].len ? left : x->seg[i].len;
+	for (i = 0; i < in->nseg; i++) {
+		len[i] = left < in->seg[i].len ? left : in->seg[i].len;
 		left -= len[i];
 		if (len[i])
 			nd = i + 1;
 	}
 	if (!nd)
 		nd = 1; /* an empty frame cannot happen: keep the first segment */
-	while (xsk_ring_prod__reserve(&x->tx, nd, &idx) != nd) {
-		kick_tx(x);
+	while (xsk_ring_prod__reserve(&out->tx, nd, &idx) != nd) {
+		kick_tx(x, out);
 		reclaim(x);
 	}
 	for (i = 0; i < nd; i++) {
-		struct xdp_desc *d = xsk_ring_prod__tx_desc(&x->tx, idx + i);
+		struct xdp_desc *dsc = xsk_ring_prod__tx_desc(&out->tx, idx + i);
 
-		d->addr = x->seg_addr[i];
-		d->len = len[i];
-		d->options = i + 1 < nd ? XDP_PKT_CONTD : 0;
+		dsc->addr = in->seg_addr[i];
+		dsc->len = len[i];
+		dsc->options = i + 1 < nd ? XDP_PKT_CONTD : 0;
 	}
-	for (; i < x->nseg; i++)
-		free_chunk(x, x->seg_addr[i]);
-	xsk_ring_prod__submit(&x->tx, nd);
-	x->inflight[(x->if_head + x->if_count) % XSK_RING_SIZE] = (uint8_t)nd;
-	x->if_count++;
+	for (; i < in->nseg; i++)
+		free_chunk(x, in->seg_addr[i]);
+	xsk_ring_prod__submit(&out->tx, nd);
+	out->inflight[(out->if_head + out->if_count) % XSK_RING_SIZE] = (uint8_t)nd;
+	out->if_count++;
 }
 
-static void finish_frame(struct xio_xsk *x)
+static void finish_frame(struct xio_xsk *x, struct xsk_dir *d)
 {
+	struct xsk_port *in = d->in;
 	struct xio_result res;
 	uint32_t in_len = 0;
 	unsigned i;
 
-	for (i = 0; i < x->nseg; i++)
-		in_len += x->seg[i].len;
-	xio_process(&x->stage, x->seg, x->nseg, NULL, &res);
-	xio_counters_account(&x->cnt, in_len, &res);
+	for (i = 0; i < in->nseg; i++)
+		in_len += in->seg[i].len;
+	xio_process(&x->stage, in->seg, in->nseg, NULL, &res);
+	xio_counters_account(&d->cnt, in_len, &res);
 	if (res.action == XIO_ACT_DROP) {
-		for (i = 0; i < x->nseg; i++)
-			free_chunk(x, x->seg_addr[i]);
-		pending_sub(x, 1);
+		for (i = 0; i < in->nseg; i++)
+			free_chunk(x, in->seg_addr[i]);
+		pending_sub(d->pending, 1);
 	} else {
-		transmit(x, res.out_len);
+		transmit(x, d, res.out_len);
 	}
-	x->nseg = 0;
+	in->nseg = 0;
 }
 
-/* One RX burst; returns the descriptors taken. */
-static uint32_t rx_burst(struct xio_xsk *x)
+/* One RX burst of direction d; returns the descriptors taken. */
+static uint32_t rx_burst(struct xio_xsk *x, struct xsk_dir *d)
 {
-	uint32_t idx, n = xsk_ring_cons__peek(&x->rx, x->p.burst, &idx), i;
+	struct xsk_port *in = d->in;
+	uint32_t idx, n = xsk_ring_cons__peek(&in->rx, x->p.burst, &idx), i;
 
 	for (i = 0; i < n; i++) {
-		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&x->rx, idx + i);
-		uint64_t addr = xsk_umem__add_offset_to_addr(d->addr);
+		const struct xdp_desc *dsc = xsk_ring_cons__rx_desc(&in->rx, idx + i);
+		uint64_t addr = xsk_umem__add_offset_to_addr(dsc->addr);
 
-		x->seg[x->nseg].data = xsk_umem__get_data(x->area, addr);
-		x->seg[x->nseg].len = d->len;
-		x->seg_addr[x->nseg++] = addr;
-		if (!(d->options & XDP_PKT_CONTD) || x->nseg == XIO_MAX_SEGS)
-			finish_frame(x);
+		in->seg[in->nseg].data = xsk_umem__get_data(x->area, addr);
+		in->seg[in->nseg].len = dsc->len;
+		in->seg_addr[in->nseg++] = addr;
+		if (!(dsc->options & XDP_PKT_CONTD) || in->nseg == XIO_MAX_SEGS)
+			finish_frame(x, d);
 	}
 	if (n)
-		xsk_ring_cons__release(&x->rx, n);
+		xsk_ring_cons__release(&in->rx, n);
+	return n;
+}
+
+static uint32_t inflight(const struct xio_xsk *x)
+{
+	uint32_t n = 0;
+
+	for (unsigned i = 0; i < x->nports; i++)
+		n += x->port[i].if_count;
 	return n;
 }
 
 static void *worker(void *arg)
 {
 	struct xio_xsk *x = arg;
-	struct pollfd pfd = { .fd = xsk_socket__fd(x->rx_sock), .events = POLLIN };
-	unsigned idle = 0, drain_ms = 0;
+	struct pollfd pfd[XIO_MAX_DIRS];
+	unsigned idle = 0, drain_ms = 0, d;
+	uint32_t got;
 
+	for (d = 0; d < x->ndirs; d++)
+		pfd[d] = (struct pollfd){ .fd = x->dir[d].in->fd, .events = POLLIN };
 	if (x->p.cpu >= 0) {
 		cpu_set_t set;
 
@@ -218,26 +267,28 @@ static void *worker(void *arg)
 	}
 	for (;;) {
 		reclaim(x);
-		refill(x);
-		if (rx_burst(x)) {
-			kick_tx(x);
+		for (d = 0, got = 0; d < x->ndirs; d++) {
+			refill(x, x->dir[d].in);
+			got += rx_burst(x, &x->dir[d]);
+		}
+		kick_all(x);
+		if (got) {
 			idle = 0;
 			continue;
 		}
-		kick_tx(x);
 		if (__atomic_load_n(&x->stop, __ATOMIC_ACQUIRE)) {
-			if (!x->if_count || drain_ms >= XSK_DRAIN_MS)
+			if (!inflight(x) || drain_ms >= XSK_DRAIN_MS)
 				break;
 			usleep(1000);
 			drain_ms++;
 			continue;
 		}
 		if (++idle >= XSK_IDLE_SPINS)
-			poll(&pfd, 1, 1);
+			poll(pfd, x->ndirs, 1);
 	}
-	if (x->if_count)
+	if (inflight(x))
 		fprintf(stderr, "xdp: queue %u: %u frame(s) sent without a completion at stop\n",
-			x->p.queue, x->if_count);
+			x->p.queue, inflight(x));
 	return NULL;
 }
 
@@ -257,6 +308,60 @@ static void *umem_alloc(struct xio_xsk *x, size_t len, int node)
 	return a == MAP_FAILED ? NULL : a;
 }
 
+/* Socket i of the worker: on the ingress (0) or the egress (1) queue,
+ * receiving when a direction comes in there, transmitting when one goes
+ * out there. The first one owns the UMEM's fill and completion rings. */
+static int open_port(struct xio_xsk *x, unsigned i, const char *ifname,
+		     struct xsk_socket_config scfg)
+{
+	struct xsk_port *pt = &x->port[i];
+	const struct xio_xsk_params *p = &x->p;
+	int err;
+
+	if (!pt->rx_on)
+		scfg.rx_size = 0;
+	if (i == 0)
+		err = xsk_socket__create(&pt->sock, ifname, p->queue, x->umem,
+					 pt->rx_on ? &pt->rx : NULL, pt->tx_on ? &pt->tx : NULL,
+					 &scfg);
+	else
+		err = xsk_socket__create_shared(&pt->sock, ifname, p->queue, x->umem,
+						pt->rx_on ? &pt->rx : NULL,
+						pt->tx_on ? &pt->tx : NULL, &pt->fill, &pt->comp,
+						&scfg);
+	if (err) {
+		fprintf(stderr, "xdp: AF_XDP socket on %s queue %u: %s%s\n", ifname, p->queue,
+			strerror(-err),
+			err == -EINVAL && pt->rx_on ? " (multi-buffer AF_XDP, XDP_USE_SG, needs "
+						      "Linux 6.6 or later)" : "");
+		return -1;
+	}
+	pt->fd = xsk_socket__fd(pt->sock);
+	if (pt->tx_on) {
+		pt->inflight = calloc(XSK_RING_SIZE, 1);
+		if (!pt->inflight)
+			return -1;
+	}
+	return 0;
+}
+
+/* Which port each direction receives and transmits on. */
+static void plan(struct xio_xsk *x, bool same)
+{
+	x->nports = same ? 1 : 2;
+	x->ndirs = x->p.bidirectional && !same ? 2 : 1;
+	for (unsigned d = 0; d < x->ndirs; d++) {
+		struct xsk_dir *dir = &x->dir[d];
+
+		dir->in = &x->port[d];
+		dir->out = &x->port[x->nports - 1 - d];
+		dir->pending = x->p.pending[d];
+		dir->in->rx_on = true;
+		dir->out->tx_on = true;
+		dir->out->pending = dir->pending;
+	}
+}
+
 int xio_xsk_open(struct xio_xsk **out, const struct xio_xsk_params *p)
 {
 	struct xsk_umem_config ucfg = {
@@ -271,7 +376,6 @@ int xio_xsk_open(struct xio_xsk **out, const struct xio_xsk_params *p)
 		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
 		.bind_flags = XDP_USE_SG | XDP_USE_NEED_WAKEUP | (p->copy ? XDP_COPY : 0),
 	};
-	bool same = strcmp(p->iface, p->egress) == 0;
 	struct xio_xsk *x;
 	uint32_t i;
 	int err;
@@ -281,46 +385,27 @@ int xio_xsk_open(struct xio_xsk **out, const struct xio_xsk_params *p)
 		return -1;
 	x->p = *p;
 	x->stage = *p->stage;
-	x->free_addr = calloc(XSK_NFRAMES, sizeof(*x->free_addr));
-	x->inflight = calloc(XSK_RING_SIZE, 1);
-	x->area_len = (size_t)XSK_NFRAMES * XSK_FRAME_SIZE;
+	plan(x, strcmp(p->iface, p->egress) == 0);
+	x->nframes = XSK_NFRAMES * x->ndirs;
+	x->free_addr = calloc(x->nframes, sizeof(*x->free_addr));
+	x->area_len = (size_t)x->nframes * XSK_FRAME_SIZE;
 	x->area = umem_alloc(x, x->area_len, p->numa_node);
-	if (!x->free_addr || !x->inflight || !x->area) {
+	if (!x->free_addr || !x->area) {
 		fprintf(stderr, "xdp: cannot allocate the AF_XDP UMEM (%zu bytes)\n", x->area_len);
 		goto fail;
 	}
-	err = xsk_umem__create(&x->umem, x->area, x->area_len, &x->fill, &x->comp, &ucfg);
+	err = xsk_umem__create(&x->umem, x->area, x->area_len, &x->port[0].fill,
+			       &x->port[0].comp, &ucfg);
 	if (err) {
 		fprintf(stderr, "xdp: AF_XDP UMEM: %s\n", strerror(-err));
 		goto fail;
 	}
-	err = xsk_socket__create(&x->rx_sock, p->iface, p->queue, x->umem, &x->rx,
-				 same ? &x->tx : NULL, &scfg);
-	if (err) {
-		fprintf(stderr, "xdp: AF_XDP socket on %s queue %u: %s%s\n", p->iface, p->queue,
-			strerror(-err),
-			err == -EINVAL ? " (multi-buffer AF_XDP, XDP_USE_SG, needs Linux 6.6 or later)"
-				       : "");
+	if (open_port(x, 0, p->iface, scfg) || (x->nports > 1 && open_port(x, 1, p->egress, scfg)))
 		goto fail;
-	}
-	if (same) {
-		x->cq = &x->comp;
-		x->tx_fd = xsk_socket__fd(x->rx_sock);
-	} else {
-		scfg.rx_size = 0;
-		err = xsk_socket__create_shared(&x->tx_sock, p->egress, p->queue, x->umem, NULL,
-						&x->tx, &x->tx_fill, &x->tx_comp, &scfg);
-		if (err) {
-			fprintf(stderr, "xdp: AF_XDP socket on %s queue %u: %s\n", p->egress,
-				p->queue, strerror(-err));
-			goto fail;
-		}
-		x->cq = &x->tx_comp;
-		x->tx_fd = xsk_socket__fd(x->tx_sock);
-	}
-	for (i = 0; i < XSK_NFRAMES; i++)
-		x->free_addr[x->nfree++] = (uint64_t)(XSK_NFRAMES - 1 - i) * XSK_FRAME_SIZE;
-	refill(x);
+	for (i = 0; i < x->nframes; i++)
+		x->free_addr[x->nfree++] = (uint64_t)(x->nframes - 1 - i) * XSK_FRAME_SIZE;
+	for (i = 0; i < x->ndirs; i++)
+		refill(x, x->dir[i].in);
 	*out = x;
 	return 0;
 fail:
@@ -328,9 +413,9 @@ fail:
 	return -1;
 }
 
-int xio_xsk_fd(const struct xio_xsk *x)
+int xio_xsk_fd(const struct xio_xsk *x, unsigned dir)
 {
-	return xsk_socket__fd(x->rx_sock);
+	return x->dir[dir].in->fd;
 }
 
 int xio_xsk_start(struct xio_xsk *x)
@@ -354,18 +439,22 @@ void xio_xsk_stop(struct xio_xsk *x)
 	x->started = false;
 }
 
-void xio_xsk_counters(const struct xio_xsk *x, struct xio_counters *c)
+void xio_xsk_counters(const struct xio_xsk *x, unsigned dir, struct xio_counters *c)
 {
-	memcpy(c, &x->cnt, sizeof(*c));
+	if (dir < x->ndirs)
+		memcpy(c, &x->dir[dir].cnt, sizeof(*c));
+	else
+		memset(c, 0, sizeof(*c));
 }
 
-uint64_t xio_xsk_lost(const struct xio_xsk *x)
+uint64_t xio_xsk_lost(const struct xio_xsk *x, unsigned dir)
 {
 	struct xdp_statistics st;
 	socklen_t len = sizeof(st);
 
 	memset(&st, 0, sizeof(st));
-	if (getsockopt(xsk_socket__fd(x->rx_sock), SOL_XDP, XDP_STATISTICS, &st, &len) < 0)
+	if (dir >= x->ndirs ||
+	    getsockopt(x->dir[dir].in->fd, SOL_XDP, XDP_STATISTICS, &st, &len) < 0)
 		return 0;
 	return st.rx_dropped + st.rx_ring_full;
 }
@@ -375,10 +464,11 @@ void xio_xsk_close(struct xio_xsk *x)
 	if (!x)
 		return;
 	xio_xsk_stop(x);
-	if (x->tx_sock)
-		xsk_socket__delete(x->tx_sock);
-	if (x->rx_sock)
-		xsk_socket__delete(x->rx_sock);
+	for (int i = 1; i >= 0; i--) {
+		if (x->port[i].sock)
+			xsk_socket__delete(x->port[i].sock);
+		free(x->port[i].inflight);
+	}
 	if (x->umem)
 		xsk_umem__delete(x->umem);
 	if (x->area) {
@@ -388,6 +478,5 @@ void xio_xsk_close(struct xio_xsk *x)
 			munmap(x->area, x->area_len);
 	}
 	free(x->free_addr);
-	free(x->inflight);
 	free(x);
 }

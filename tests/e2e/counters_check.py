@@ -8,8 +8,11 @@ queue); no timing is asserted.
   counters_check.py JSON --in Q0.pcap [--in Q1.pcap] [--out Q0.out ...]
                     [-- PIPELINE-OPTIONS...]
 
---in: the capture each RX queue read (queue order); --out: the capture
-each queue's frames were written to (omit for a TX that keeps nothing).
+--in: the capture each RX queue read (queue order; with --bidirectional
+the a_to_b queues, then the b_to_a ones); --out: the capture each queue's
+frames were written to, in the same order (omit for a TX that keeps
+nothing). A --bidirectional run's "directions" must add up to the totals
+and agree with the stages and captures of each direction.
 The pipeline options after -- (--overflow, --drop-invalid, --burst,
 --ring-size) say which reasons are dropped and bound the bursts and rings.
 Prints what does not hold and exits 1, or exits 0.
@@ -57,10 +60,12 @@ def check(j, ins, outs, opts):
             bad.append(msg)
 
     stages = j["stages"]
+    dirs = list(j.get("directions", {"a_to_b": None}))
     by_queue = {}
     for s in stages:
-        by_queue.setdefault(s["queue"], {})[s["stage"]] = s
-    want(len(by_queue) == j["rx_queues"], f"{len(by_queue)} queues in stages, rx_queues {j['rx_queues']}")
+        by_queue.setdefault((dirs.index(s.get("direction", "a_to_b")), s["queue"]), {})[s["stage"]] = s
+    want(len(by_queue) == len(dirs) * j["rx_queues"],
+         f"{len(by_queue)} queues in stages, rx_queues {j['rx_queues']} x {len(dirs)} direction(s)")
     dropped_reasons = set()
     if opts.drop_invalid:
         dropped_reasons |= INVALID
@@ -68,23 +73,29 @@ def check(j, ins, outs, opts):
         dropped_reasons.add("out_of_range")
 
     totals = {"in": 0, "out": 0, "frames": 0}
+    per_dir = [{"rx_packets": 0, "bytes_in": 0, "tx_packets": 0, "bytes_out": 0} for _ in dirs]
     drops = {r: 0 for r in j["reasons"]}
-    for q, st in sorted(by_queue.items()):
+    for k, (q, st) in enumerate(sorted(by_queue.items())):
         first = st.get("rtc") or st.get("rx")
         proc = st.get("rtc") or st.get("work")
         last = st.get("rtc") or st.get("tx")
         want(first is not None and proc is not None and last is not None, f"queue {q}: stages {sorted(st)}")
         if bad:
             return bad
-        if q < len(ins):
-            lens = frame_lengths(ins[q])
+        pd = per_dir[q[0]]
+        pd["rx_packets"] += first["packets"]
+        pd["bytes_in"] += proc["bytes"]
+        if k < len(ins):
+            lens = frame_lengths(ins[k])
             for s in {id(x): x for x in (first, proc)}.values():
                 want(s["packets"] == len(lens), f"{s['name']}: packets {s['packets']}, capture has {len(lens)} frames")
                 want(s["bytes"] == sum(lens), f"{s['name']}: bytes {s['bytes']}, capture has {sum(lens)}")
-        if q < len(outs):
-            lens = frame_lengths(outs[q])
+        if k < len(outs):
+            lens = frame_lengths(outs[k])
             totals["out"] += sum(lens)
             totals["frames"] += len(lens)
+            pd["tx_packets"] += len(lens)
+            pd["bytes_out"] += sum(lens)
             if "tx" in st:
                 want(st["tx"]["packets"] == len(lens) + st["tx"]["abandoned"],
                      f"{st['tx']['name']}: packets {st['tx']['packets']}, output has {len(lens)} frames")
@@ -109,6 +120,8 @@ def check(j, ins, outs, opts):
     abandoned = sum(s["abandoned"] for s in stages)
     want(sum(drops.values()) + abandoned == j["dropped_packets"],
          f"drops {sum(drops.values())} + abandoned {abandoned} != dropped_packets {j['dropped_packets']}")
+    if "directions" in j:
+        check_directions(j, per_dir, bool(outs), want)
 
     for s in stages:
         name = s["name"]
@@ -147,7 +160,7 @@ def check(j, ins, outs, opts):
         want(l["busy_cycles"] == sum(s["busy_cycles"] for s in mine), f"lcore {lc}: busy_cycles")
         want(l["busy_cycles"] <= l["run_cycles"], f"lcore {lc}: busy {l['busy_cycles']}, run {l['run_cycles']}")
         want((l["busy_cycles"] > 0) == any(s["packets"] for s in mine), f"lcore {lc}: busy_cycles {l['busy_cycles']}")
-        queues = {s["queue"] for s in mine}
+        queues = {(dirs.index(s.get("direction", "a_to_b")), s["queue"]) for s in mine}
         want(l["packets"] == sum(by_queue[q].get("rtc", by_queue[q].get("rx"))["packets"] for q in queues),
              f"lcore {lc}: packets {l['packets']}")
     want(set(lcores) == {s["lcore"] for s in stages}, "lcores do not match the stages' lcores")
@@ -163,6 +176,28 @@ def check(j, ins, outs, opts):
         want(set(hw) == {"available", "reason"} and "perf_event_open" in hw["reason"],
              f"hardware: {hw}")
     return bad
+
+
+COUNTERS = ["rx_packets", "tx_packets", "dropped_packets", "narrowed_packets", "tokens_narrowed",
+            "tokens_saturated", "bytes_in", "bytes_out"]
+
+
+def check_directions(j, per_dir, have_outs, want):
+    """Both directions add up to the totals; each agrees with its stages
+    (and, given the outputs, with its captures) and accounts for itself."""
+    d = j["directions"]
+    want(list(d) == ["a_to_b", "b_to_a"], f"directions {list(d)}")
+    want((d["a_to_b"]["rx_port"], d["a_to_b"]["tx_port"]) == (d["b_to_a"]["tx_port"], d["b_to_a"]["rx_port"]),
+         f"directions' ports {d}")
+    for k in COUNTERS:
+        want(sum(x[k] for x in d.values()) == j[k], f"directions {k}: {[x[k] for x in d.values()]}, total {j[k]}")
+    for r in j["reasons"]:
+        want(sum(x["reasons"][r] for x in d.values()) == j["reasons"][r], f"directions reasons {r}")
+    for name, x, got in zip(d, d.values(), per_dir):
+        want(x["rx_packets"] == x["tx_packets"] + x["dropped_packets"], f"{name}: rx != tx + dropped")
+        want(sum(x["reasons"].values()) == x["rx_packets"], f"{name}: reasons do not add up")
+        for k in ("rx_packets", "bytes_in") + (("tx_packets", "bytes_out") if have_outs else ()):
+            want(x[k] == got[k], f"{name} {k}: {x[k]}, stages/captures say {got[k]}")
 
 
 def main():

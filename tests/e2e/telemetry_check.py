@@ -22,7 +22,7 @@ import sys
 import time
 
 COMMANDS = ["/xio/stats", "/xio/reasons", "/xio/reasons,dropped", "/xio/stages",
-            "/xio/lcores"]
+            "/xio/lcores", "/xio/directions"]
 TOTALS = ["rx_packets", "tx_packets", "dropped_packets", "narrowed_packets", "tokens_narrowed",
           "tokens_saturated", "bytes_in", "bytes_out"]
 STATS_KEYS = set(TOTALS) | {"driver", "mode", "rx_queues", "burst", "running", "elapsed_ms",
@@ -113,9 +113,9 @@ def shape(r, bad):
     if len(r["/xio/reasons"]) != 15 or set(r["/xio/reasons"]) != set(r["/xio/reasons,dropped"]):
         bad.append("/xio/reasons: not the 15 reasons")
     for name, s in r["/xio/stages"].items():
-        if set(s) != SUMMARY_KEYS:
+        if set(s) - {"direction"} != SUMMARY_KEYS:
             bad.append(f"/xio/stages {name}: keys {sorted(s)}")
-        if name != f"q{s['queue']}_{s['stage']}":
+        if name != (s["direction"] + "_" if "direction" in s else "") + f"q{s['queue']}_{s['stage']}":
             bad.append(f"/xio/stages: {name} is queue {s['queue']} stage {s['stage']}")
         d = r.get("/xio/stages," + name)
         if d is None:
@@ -203,6 +203,13 @@ def final(rpath, jpath):
             if ring in s and (d.get(ring + "_capacity"), d.get(ring + "_high_water")) != (
                     s[ring]["capacity"], s[ring]["high_water"]):
                 bad.append(f"{s['name']} {ring}: telemetry differs")
+    dirs = r.get("/xio/directions")
+    if "directions" not in j and dirs is not None:
+        bad.append(f"/xio/directions answers {dirs} without --bidirectional")
+    for name, d in j.get("directions", {}).items():
+        t = dict((dirs or {}).get(name, {}))
+        if t.pop("payload_bytes_saved", None) != 2 * d["tokens_narrowed"] or t != d:
+            bad.append(f"/xio/directions {name}: {t}, stats JSON {d}")
     for l in j["lcores"]:
         t = r["/xio/lcores"].get(f"lcore_{l['lcore']}")
         if t is None or t["busy_cycles"] != l["busy_cycles"] or t["packets"] != l["packets"] or \

@@ -12,7 +12,8 @@
 #      frame is through, the telemetry replies equal the stats JSON written
 #      at SIGTERM, and the JSON agrees with the captures
 #      (tests/e2e/counters_check.py); hardware counters said unavailable
-#      once, or reported per lcore.
+#      once, or reported per lcore; the same --bidirectional, where
+#      /xio/directions equals the JSON's directions.
 # No timing is asserted.
 set -u
 BUILD=${BUILD:-build}
@@ -89,11 +90,17 @@ final() {
 	while [ $# -gt 0 ] && [ "$1" != "--" ]; do eal+=("$1"); shift; done
 	shift
 	opts=("$@")
+	# the queues' captures in counters_check.py's order: port 0's RX, then
+	# port 1's (--bidirectional); port 1's TX (a_to_b), then port 0's
 	for a in "${eal[@]}"; do
-		case $a in net_pcap0,*)
+		case $a in net_pcap[01],*)
 			IFS=, read -ra kv <<<"$a"
 			for a in "${kv[@]}"; do
-				case $a in rx_pcap=*) ins+=(--in "${a#rx_pcap=}") ;; tx_pcap=*) outs+=(--out "${a#tx_pcap=}") ;; esac
+				case $a in
+				rx_pcap=*) ins+=(--in "${a#rx_pcap=}") ;;
+				tx_pcap=*) [ "${kv[0]}" = net_pcap1 ] && outs=(--out "${a#tx_pcap=}" "${outs[@]}") ||
+					outs+=(--out "${a#tx_pcap=}") ;;
+				esac
 			done ;;
 		esac
 	done
@@ -119,6 +126,10 @@ final "pipeline, drops per reason" pipe 400 --lcores '0@0,1@1,2@0' \
 final "rtc, two queues" rtc2 432 --lcores '0@0,1@1,2@0' \
 	--vdev "net_pcap0,rx_pcap=$m/in.pcap,rx_pcap=$k/in.pcap,tx_pcap=$T/r0.pcap,tx_pcap=$T/r1.pcap" \
 	-- --rxq 2 --overflow drop --burst 16
+final "bidirectional pipeline, per direction" bidir 432 --lcores '0@0,1@1,2@0' \
+	--vdev "net_pcap0,rx_pcap=$m/in.pcap,tx_pcap=$T/ba.pcap" \
+	--vdev "net_pcap1,rx_pcap=$k/in.pcap,tx_pcap=$T/ab.pcap" \
+	-- --tx-port 1 --bidirectional --mode pipeline --overflow drop --drop-invalid
 
 echo "counters: $pass checks passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -11,6 +11,10 @@
 #      128: 36 segments), one-segment jumbo mbufs, burst 1, 2-entry rings (constant
 #      backpressure) with all stages on one lcore, two RX queues, and a
 #      separate TX port;
+#  (b2) --bidirectional: a capture into each of two ports, both directions
+#      through one process in both modes (one lcore polling both, an lcore
+#      each, two queues per port): each output byte-exact, each direction's
+#      counters ("directions") equal to its capture's expected.json;
 #  (c) xio-gen captures (jumbo + CRC, IPv6 + VLAN, faults, foreign traffic,
 #      reordering) through both modes, then xio-verify and exact counters;
 #  (d) SIGTERM under full load (infinite_rx): exit 0, the accounting holds,
@@ -220,6 +224,101 @@ if [ -d "$k1" ]; then
 	done
 fi
 
+# --- (b2) --bidirectional: port 0 <-> port 1 ----------------------------
+# bidir_check JSON "A-VECTORS" "B-VECTORS" COUNTERS-CHECK-ARGS...: each
+# direction's counters ("directions") equal the sum of its vectors'
+# expected.json, the totals the sum of both, the accounting holds, and
+# the stages agree with the captures (counters_check.py), in one python.
+bidir_check() {
+	python3 - "$ROOT/tests/e2e" "$@" >"$T/bdiff" 2>&1 <<'EOF'
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import counters_check as cc
+j = json.load(open(sys.argv[2]))
+
+def expected(dirs):
+    js = [json.load(open(d + "/expected.json")) for d in dirs.split()]
+    s = {k: sum(x[k] for x in js) for k in js[0] if k != "reasons"}
+    s["reasons"] = {r: sum(x["reasons"][r] for x in js) for r in js[0]["reasons"]}
+    return s
+
+bad = []
+exp = {"a_to_b": expected(sys.argv[3]), "b_to_a": expected(sys.argv[4])}
+for name, e in exp.items():
+    d = j["directions"][name]
+    bad += [f"directions.{name}.{k}: {d.get(k)!r}, expected {v!r}" for k, v in e.items() if d.get(k) != v]
+    bad += [f"{k}: {j[k]}, expected {e[k] + exp['b_to_a'][k]}" for k in e if name == "a_to_b" and k != "reasons" and j[k] != e[k] + exp["b_to_a"][k]]
+if j["leaked_mbufs"] != 0 or j["rx_packets"] != j["tx_packets"] + j["dropped_packets"]:
+    bad.append("accounting: leaked mbufs, or rx != tx + dropped")
+argv = sys.argv[5:]
+rest = argv[argv.index("--") + 1:] if "--" in argv else []
+argv = argv[:argv.index("--")] if "--" in argv else argv
+ins = [argv[i + 1] for i in range(len(argv)) if argv[i] == "--in"]
+outs = [argv[i + 1] for i in range(len(argv)) if argv[i] == "--out"]
+bad += cc.check(j, ins, outs, cc.pipeline_options(rest))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+EOF
+}
+
+# bidir DESC LCORES "A-VECTORS" "B-VECTORS" [-- OPTIONS...]: each vector of
+# A-VECTORS into an RX queue of port 0, each of B-VECTORS into port 1 (one
+# queue per vector); what port 1 sends must be A's expected.pcap, queue by
+# queue, and what port 0 sends B's; the counters as bidir_check says.
+bidir() {
+	local desc=$1 lcores=$2 la=$3 lb=$4 va=($3) vb=($4) opts=() p0 p1 ins=() outs=() i args
+	shift 4
+	[ $# -gt 0 ] && shift
+	opts=("$@")
+	args=$(bash "$ROOT/tests/vector-args.sh" "${va[0]}")
+	p0=net_pcap0 p1=net_pcap1
+	for i in "${!va[@]}"; do
+		p0+=",rx_pcap=${va[i]}/in.pcap" p1+=",tx_pcap=$T/ab$i.pcap"
+		ins+=(--in "${va[i]}/in.pcap") outs+=(--out "$T/ab$i.pcap")
+	done
+	for i in "${!vb[@]}"; do
+		p1+=",rx_pcap=${vb[i]}/in.pcap" p0+=",tx_pcap=$T/ba$i.pcap"
+		ins+=(--in "${vb[i]}/in.pcap") outs+=(--out "$T/ba$i.pcap")
+	done
+	rm -f "$T"/ab*.pcap "$T"/ba*.pcap "$T/bi.json"
+	# shellcheck disable=SC2086
+	if ! xp "$T/log" --no-huge --no-shconf --no-pci -m 128 --lcores "$lcores" --vdev "$p0" --vdev "$p1" \
+		-- --tx-port 1 --bidirectional --rxq "${#va[@]}" --idle-exit "$IDLE" \
+		--stats-json "$T/bi.json" $args "${opts[@]}"; then
+		bad "$desc: exit status"; show "$T/log"; return
+	fi
+	ok
+	for i in "${!va[@]}"; do pcap_check "$T/ab$i.pcap" "${va[i]}/expected.pcap" "$desc: a_to_b queue $i"; done
+	for i in "${!vb[@]}"; do pcap_check "$T/ba$i.pcap" "${vb[i]}/expected.pcap" "$desc: b_to_a queue $i"; done
+	# shellcheck disable=SC2086
+	if bidir_check "$T/bi.json" "$la" "$lb" "${ins[@]}" "${outs[@]}" -- $args "${opts[@]}"; then
+		ok
+	else
+		bad "$desc: counters"; show "$T/bdiff"
+	fi
+}
+
+V=$VECTORS
+if [ -d "$V/basic-keep" ] && [ -d "$V/reply-srcport" ] && [ -d "$V/mixed-keep" ]; then
+	bidir "bidirectional rtc, one lcore polls both" '0@0,1@1' "$V/basic-keep" "$V/reply-srcport"
+	json_expr "$T/bi.json" '[(s["name"], s["lcore"]) for s in j["stages"]] == [("a_to_b_q0_rtc", 1), ("b_to_a_q0_rtc", 1)]' "bidirectional rtc: both on lcore 1"
+	bidir "bidirectional rtc, an lcore each" '0@0,1@1,2@0' "$V/reply-srcport" "$V/mixed-keep"
+	json_expr "$T/bi.json" '[s["lcore"] for s in j["stages"]] == [1, 2] and j["directions"]["b_to_a"]["rx_port"] == 1' "bidirectional rtc: lcores 1 and 2"
+	bidir "bidirectional rtc, chained mbufs" '0@0,1@1' "$V/mixed-keep" "$V/basic-keep" -- --mbuf-size 512
+	bidir "bidirectional rtc, drop-invalid" '0@0,1@1' "$V/basic-drop-invalid" "$V/reply-srcport-drop-invalid"
+	bidir "bidirectional pipeline" '0@0,1@1,2@0' "$V/basic-keep" "$V/reply-srcport" -- --mode pipeline
+	bidir "bidirectional pipeline, six stages on one lcore" '0@0,1@1' "$V/reply-srcport" "$V/basic-keep" \
+		-- --mode pipeline --stage-lcores 1,1,1 --ring-size 4 --burst 3
+	bidir "bidirectional pipeline, placed per direction" '0@0,1@1,2@0' "$V/mixed-keep" "$V/reply-srcport" \
+		-- --mode pipeline --stage-lcores 1,2,1,2,1,2
+	json_expr "$T/bi.json" '[s["lcore"] for s in j["stages"]] == [1, 2, 1, 2, 1, 2]' "bidirectional pipeline placement"
+	# Two queues per port, two workers: each lcore polls both directions of its queue.
+	bidir "bidirectional rtc, two queues" '0@0,1@1,2@0' "$V/basic-keep $V/mixed-keep" "$V/reply-srcport $V/basic-keep"
+	json_expr "$T/bi.json" '[(s["name"], s["lcore"]) for s in j["stages"]] == [("a_to_b_q0_rtc", 1), ("a_to_b_q1_rtc", 2), ("b_to_a_q0_rtc", 1), ("b_to_a_q1_rtc", 2)]' "bidirectional two queues placement"
+	bidir "bidirectional pipeline, two queues" '0@0,1@1,2@0' "$V/reply-srcport $V/basic-keep" "$V/mixed-keep $V/reply-srcport" \
+		-- --mode pipeline
+fi
+
 # --- (c) xio-gen captures through the binary, then xio-verify ----------
 # gen_case DESC VERIFY_RC PYEXPR XIO-GEN-OPTIONS... [-- PIPELINE-OPTIONS...]
 # VERIFY_RC "-": xio-verify's verdict is not checked. PYEXPR sees nf, the
@@ -351,6 +450,10 @@ err "unknown option" "^xio-pipeline: unknown option '--bogus'" -- --bogus
 err "stats file" "^xio-pipeline: --stats-json: cannot write '/nonexistent/s.json'" -- --stats-json /nonexistent/s.json
 err "stage-lcores count" '^xio-pipeline: --stage-lcores: 2 lcores given, 3 needed' -- --mode pipeline --stage-lcores 1,2
 err "stage-lcores in rtc" '^xio-pipeline: --stage-lcores: needs --mode pipeline' -- --stage-lcores 1,1,1
+err "stage-lcores bidirectional" '^xio-pipeline: --stage-lcores: 4 lcores given, 3 needed .*or twice that' -- --mode pipeline --bidirectional --tx-port 1 --stage-lcores 1,1,1,1
+err "bidirectional one port" '^xio-pipeline: --bidirectional: needs two ports' -- --driver dpdk --bidirectional
+err "bidirectional one port (auto)" 'XIO: --bidirectional needs two ports: --rx-port A --tx-port B' "${EAL[@]}" "${vd[@]}" -- --bidirectional
+err "bidirectional one interface" '^xio-pipeline: --bidirectional: needs two interfaces' -- --driver xdp --iface lo --bidirectional
 err "xdp without iface" '^xio-pipeline: --driver: xdp needs --iface' -- --driver xdp
 err "iface missing" "^xio-pipeline: --iface: no interface 'xio-nope0' here" -- --iface xio-nope0
 err "port missing" 'port 3 does not exist: the EAL found 1 port' "${EAL[@]}" "${vd[@]}" -- --rx-port 3

@@ -9,6 +9,10 @@
 # frame for frame and byte for byte, and the stats JSON expected.json.
 # Then generic XDP once, and the automatic fallback: EAL arguments naming a
 # PCI device that does not exist, plus --iface, must run on XDP and say so.
+# Then --bidirectional in both modes (and generic XDP): a vector from the
+# sender and another from the receiver at the same time, a program on each
+# DUT interface; each end's capture (inbound) must equal its vector's
+# expected.pcap and each direction's counters its expected.json.
 # Needs root. XDP_E2E_ONLY=GLOB limits the vectors (for debugging).
 #
 # The rate is modest on purpose (XDP_E2E_PPS, default 250 frames/s): a veth
@@ -60,10 +64,14 @@ setup() {
 	# GRO gives the receiving veth the NAPI that XDP_REDIRECT into it needs;
 	# threaded at real-time priority it polls each frame as it comes, even
 	# when the machine is busy (see the rate note above)
-	in_ns "$R" ethtool -K xr0 gro on
-	in_ns "$R" sh -c 'echo 1 > /sys/class/net/xr0/threaded'
-	local t
-	for t in $(pgrep '^napi/xr0-'); do chrt -f -p 50 "$t"; done
+	# (both ends: --bidirectional redirects into xd0 as well)
+	local e t
+	for e in "$R xr0" "$S xs0"; do
+		set -- $e
+		in_ns "$1" ethtool -K "$2" gro on
+		in_ns "$1" sh -c "echo 1 > /sys/class/net/$2/threaded"
+		for t in $(pgrep "^napi/$2-"); do chrt -f -p 50 "$t"; done
+	done
 }
 
 # wait_for FILE PATTERN PID: until FILE shows PATTERN (or PID died).
@@ -195,6 +203,88 @@ if run "basic-keep auto fallback" "$keep" "-a 0000:ff:1f.7 --no-shconf" \
 		sed 's/^/    | /' "$LAST_LOG"
 		failed=$((failed + 1))
 	fi
+fi
+
+# Each direction of a --bidirectional run against its vector's expected.json.
+dirs_equal() {
+	python3 - "$@" <<'EOF'
+import json, sys
+got = json.load(open(sys.argv[1]))
+bad = []
+for name, path in (("a_to_b", sys.argv[2]), ("b_to_a", sys.argv[3])):
+    d, want = got.get("directions", {}).get(name, {}), json.load(open(path))
+    bad += [f"{name}.{k}: {d.get(k)} expected {v}" for k, v in want.items() if d.get(k) != v]
+if bad:
+    sys.exit("; ".join(bad))
+EOF
+}
+
+# run_bidir NAME VA VB APP_ARGS...: VA from the sender, VB from the receiver,
+# through one xio-pipeline --bidirectional.
+run_bidir() {
+	local name=$1 va=$2 vb=$3; shift 3
+	local log=$tmp/pipeline.log stats=$tmp/stats.json td1 td2 pp s1 rc=0 why="" j
+	rm -f "$log" "$stats" "$tmp"/ab.pcap "$tmp"/ba.pcap "$tmp"/td*.log
+
+	ip netns exec "$R" tcpdump -Q in -i xr0 -n -s 0 -B 131072 -U --immediate-mode -w "$tmp/ab.pcap" 2>"$tmp/td1.log" &
+	td1=$!; pids+=("$td1")
+	ip netns exec "$S" tcpdump -Q in -i xs0 -n -s 0 -B 131072 -U --immediate-mode -w "$tmp/ba.pcap" 2>"$tmp/td2.log" &
+	td2=$!; pids+=("$td2")
+	wait_for "$tmp/td1.log" "listening on" "$td1" && wait_for "$tmp/td2.log" "listening on" "$td2" ||
+		{ echo "xdp-e2e: tcpdump did not start" >&2; exit 1; }
+
+	ip netns exec "$D" "$bin" -- --iface xd0 --egress xd1 --bidirectional "$@" --idle-exit 1500 \
+		--stats-json "$stats" >"$log" 2>&1 &
+	pp=$!; pids+=("$pp")
+	if wait_for "$log" "xdp: bidirectional: .* mode on xd1" "$pp"; then
+		in_ns "$S" tcpreplay -q -T nano -i xs0 --pps "$pps" "$va/in.pcap" >"$tmp/tcpreplay1.log" 2>&1 &
+		s1=$!
+		in_ns "$R" tcpreplay -q -T nano -i xr0 --pps "$pps" "$vb/in.pcap" >"$tmp/tcpreplay2.log" 2>&1 ||
+			why="tcpreplay from $R failed"
+		wait "$s1" || why="tcpreplay from $S failed"
+	fi
+	wait "$pp" || rc=$?
+	sleep 0.3
+	kill -INT "$td1" "$td2" 2>/dev/null || true
+	wait "$td1" "$td2" 2>/dev/null || true
+	pids=()
+
+	if [ -z "$why" ] && [ "$rc" -ne 0 ]; then why="xio-pipeline exited $rc"; fi
+	if [ -z "$why" ] && ! grep -q "xdp: bidirectional: .* mode on xd1" "$log"; then why="did not run both ways"; fi
+	if [ -z "$why" ]; then
+		why=$(pcap_equal "$tmp/ab.pcap" "$va/expected.pcap" 2>&1) || why="a_to_b capture: $why"
+		j=$(pcap_equal "$tmp/ba.pcap" "$vb/expected.pcap" 2>&1) || why="${why:+$why; }b_to_a capture: $j"
+		python3 - "$va/expected.json" "$vb/expected.json" "$tmp/sum.json" <<'EOF'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+s = {k: a[k] + b[k] for k in a if k != "reasons"}
+s["reasons"] = {r: a["reasons"][r] + b["reasons"][r] for r in a["reasons"]}
+json.dump(s, open(sys.argv[3], "w"))
+EOF
+		j=$(json_equal "$stats" "$tmp/sum.json" 2>&1) || why="${why:+$why; }totals: $j"
+		j=$(dirs_equal "$stats" "$va/expected.json" "$vb/expected.json" 2>&1) || why="${why:+$why; }$j"
+	fi
+	if [ -n "$why" ]; then
+		echo "FAIL $name: $why"
+		sed 's/^/    | /' "$log"
+		failed=$((failed + 1))
+		return 1
+	fi
+	echo "ok   $name: $(grep -o 'xdp: [0-9]* frame(s) finished in the kernel, [0-9]* through AF_XDP' "$log" | sed 's/^xdp: //')"
+	passed=$((passed + 1))
+}
+
+# The two directions carry different vectors made with the same options.
+ab=$vectors/basic-keep ba=$vectors/reply-srcport
+if [ -d "$ab" ] && [ -d "$ba" ]; then
+	for mode in kernel afxdp; do
+		# shellcheck disable=SC2046
+		run_bidir "bidirectional $mode" "$ab" "$ba" --driver xdp --xdp-mode "$mode" \
+			$(bash "$here/../vector-args.sh" "$ab") || true
+	done
+	# shellcheck disable=SC2046
+	run_bidir "bidirectional kernel generic" "$ba" "$ab" --driver xdp --xdp-mode kernel \
+		--xdp-attach generic $(bash "$here/../vector-args.sh" "$ab") || true
 fi
 
 echo "xdp-e2e: $passed passed, $failed failed"

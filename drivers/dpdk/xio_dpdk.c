@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * xio_dpdk.c: one xio-pipeline run on DPDK (xio_dpdk.h). The main lcore
  * only sets up, watches and tears down; the data path runs on the worker
- * lcores (xio_worker.h). A stop (signal, --duration, --idle-exit) makes RX
+ * lcores (pipeline/xio_worker.h), one direction (--rx-port to --tx-port)
+ * or, with --bidirectional, both. A stop (signal, --duration, --idle-exit) makes RX
  * stop, every ring and held burst drain to TX, then the ports stop and close
  * so that net_pcap flushes its output file.
  */
@@ -32,6 +33,7 @@ struct xio_run {
 	const struct xio_config *cfg;
 	struct xio_port ports[2];
 	unsigned nports;
+	unsigned ndirs;        /* 2 with --bidirectional */
 	struct rte_mempool *pool;
 	unsigned nb_mbufs;
 	uint32_t data_room;
@@ -68,22 +70,27 @@ void xio_dpdk_close(void)
 	rte_eal_cleanup();
 }
 
-/* Enough mbufs for every place one can wait: RX and TX descriptors, the
- * rings, the bursts the tasks hold, and the per-lcore mempool caches. */
+/* Enough mbufs for every place one can wait: for each direction, RX and
+ * TX descriptors, the rings and the bursts the tasks hold; and the per-lcore
+ * mempool caches. */
 static unsigned xio_run_nb_mbufs(const struct xio_run *r)
 {
 	const struct xio_config *cfg = r->cfg;
-	unsigned per_q = r->ports[0].nb_rxd + 3u * cfg->burst;
-	unsigned n;
+	unsigned per_q = 0, n;
 
-	for (unsigned i = 0; i < r->nports; i++)
-		per_q += r->ports[i].nb_txq ? r->ports[i].nb_txd : 0;
-	if (cfg->mode == XIO_MODE_PIPELINE)
-		per_q += 2 * cfg->ring_size;
+	for (unsigned d = 0; d < r->ndirs; d++) {
+		const struct xio_port *rx = &r->ports[d], *tx = &r->ports[r->nports - 1 - d];
+
+		per_q += rx->nb_rxd + tx->nb_txd + 3u * cfg->burst;
+		if (cfg->mode == XIO_MODE_PIPELINE)
+			per_q += 2 * cfg->ring_size;
+	}
 	n = cfg->rxq * per_q + rte_lcore_count() * 384u;
 	return n < 2047 ? 2047 : n;
 }
 
+/* ports[0] is --rx-port (A), ports[1] --tx-port (B) when it differs; A
+ * receives and B transmits, and with --bidirectional both do both. */
 static int xio_run_ports(struct xio_run *r)
 {
 	const struct xio_config *cfg = r->cfg;
@@ -92,12 +99,23 @@ static int xio_run_ports(struct xio_run *r)
 	r->ports[0].id = cfg->rx_port;
 	r->ports[0].nb_rxq = cfg->rxq;
 	r->nports = 1;
+	r->ndirs = 1;
 	if (cfg->tx_port == cfg->rx_port) {
+		if (cfg->bidirectional) {
+			XIO_LOG(ERR, "--bidirectional needs two ports: --rx-port A --tx-port B "
+				"(both are port %u)", cfg->rx_port);
+			return -1;
+		}
 		r->ports[0].nb_txq = cfg->rxq;
 	} else {
 		r->ports[1].id = cfg->tx_port;
 		r->ports[1].nb_txq = cfg->rxq;
 		r->nports = 2;
+		if (cfg->bidirectional) {
+			r->ports[0].nb_txq = cfg->rxq;
+			r->ports[1].nb_rxq = cfg->rxq;
+			r->ndirs = 2;
+		}
 	}
 	for (unsigned i = 0; i < r->nports; i++)
 		if (xio_ethdev_probe(&r->ports[i]) < 0)
@@ -124,35 +142,52 @@ static void xio_run_check_sockets(const struct xio_run *r)
 				rte_lcore_to_socket_id(lcore), r->ports[0].id, r->ports[0].socket);
 }
 
+/* The queue of direction dir, RX queue qid: ports[dir] to the other port
+ * (the same one without a TX port of its own). */
+static struct xio_queue *xio_run_queue(struct xio_run *r, unsigned dir, uint16_t qid)
+{
+	const struct xio_port *rx = &r->ports[dir], *tx = &r->ports[r->nports - 1 - dir];
+	struct xio_queue *q = rte_zmalloc_socket("xio_queue", sizeof(*q), RTE_CACHE_LINE_SIZE,
+						 rx->socket);
+
+	if (q == NULL)
+		return NULL;
+	q->dp = r->dp;
+	q->rx_port = rx->id;
+	q->tx_port = tx->id;
+	q->qid = qid;
+	q->dir = (uint8_t)dir;
+	q->burst = r->cfg->burst;
+	q->mctx.stage = &r->cfg->stage;
+	q->mctx.counters = &q->counters;
+	q->mctx.rx_hints = rx->rx_csum;
+	q->mctx.scratch = rte_malloc_socket("xio_scratch", XIO_MBUF_SCRATCH, RTE_CACHE_LINE_SIZE,
+					    rx->socket);
+	if (q->mctx.scratch == NULL) {
+		rte_free(q);
+		return NULL;
+	}
+	return q;
+}
+
 static int xio_run_queues(struct xio_run *r)
 {
 	const struct xio_config *cfg = r->cfg;
-	int socket = r->ports[0].socket;
 
-	r->dp = rte_zmalloc_socket("xio_dp", sizeof(*r->dp), RTE_CACHE_LINE_SIZE, socket);
+	r->dp = rte_zmalloc_socket("xio_dp", sizeof(*r->dp), RTE_CACHE_LINE_SIZE,
+				   r->ports[0].socket);
 	if (r->dp == NULL)
 		goto nomem;
 	r->dp->cfg = cfg;
-	for (uint16_t i = 0; i < cfg->rxq; i++) {
-		struct xio_queue *q = rte_zmalloc_socket("xio_queue", sizeof(*q),
-							 RTE_CACHE_LINE_SIZE, socket);
+	r->dp->ndirs = r->ndirs;
+	for (unsigned d = 0; d < r->ndirs; d++)
+		for (uint16_t i = 0; i < cfg->rxq; i++) {
+			struct xio_queue *q = xio_run_queue(r, d, i);
 
-		if (q == NULL)
-			goto nomem;
-		r->dp->q[r->dp->nq++] = q;
-		q->dp = r->dp;
-		q->rx_port = cfg->rx_port;
-		q->tx_port = cfg->tx_port;
-		q->qid = i;
-		q->burst = cfg->burst;
-		q->mctx.stage = &cfg->stage;
-		q->mctx.counters = &q->counters;
-		q->mctx.rx_hints = r->ports[0].rx_csum;
-		q->mctx.scratch = rte_malloc_socket("xio_scratch", XIO_MBUF_SCRATCH,
-						    RTE_CACHE_LINE_SIZE, socket);
-		if (q->mctx.scratch == NULL)
-			goto nomem;
-	}
+			if (q == NULL)
+				goto nomem;
+			r->dp->q[r->dp->nq++] = q;
+		}
 	if ((cfg->mode == XIO_MODE_PIPELINE ? xio_pipeline_plan(r->dp) : xio_rtc_plan(r->dp)) < 0)
 		return -1;
 	xio_run_check_sockets(r);
@@ -228,7 +263,7 @@ static void xio_run_control(struct xio_run *r, volatile int *stop)
 	uint64_t quit_tsc = 0;
 	struct xio_counters prev, now;
 	struct xio_dp_sample sprev, snow;
-	char cycles[24 * 3 * XIO_MAX_QUEUES];
+	char cycles[32 * 3 * XIO_MAX_DIRS * XIO_MAX_QUEUES];
 	const char *why;
 
 	memset(&prev, 0, sizeof(prev));
@@ -321,7 +356,9 @@ static void xio_run_extra(const struct xio_run *r, char *extra, size_t len)
 	if (n < len)
 		n += xio_dp_lcores_json(r->dp, extra + n, len - n);
 	if (n < len)
-		xio_dp_hardware_json(r->dp, extra + n, len - n);
+		n += xio_dp_hardware_json(r->dp, extra + n, len - n);
+	if (n < len)
+		xio_dp_directions_json(r->dp, extra + n, len - n);
 }
 
 /* Appends "leaked_mbufs" once the pool has been checked. */
@@ -348,8 +385,8 @@ int xio_dpdk_run(const struct xio_config *cfg, volatile int *stop, struct xio_co
 		rte_eal_mp_wait_lcore();
 		goto out;
 	}
-	XIO_LOG(INFO, "forwarding: port %u -> port %u, %s mode, %u queue(s), burst %u, "
-		"UDP port %u, overflow %s%s", cfg->rx_port, cfg->tx_port,
+	XIO_LOG(INFO, "forwarding: port %u %s port %u, %s mode, %u queue(s), burst %u, "
+		"UDP port %u, overflow %s%s", cfg->rx_port, r.ndirs > 1 ? "<->" : "->", cfg->tx_port,
 		cfg->mode == XIO_MODE_PIPELINE ? "pipeline" : "rtc", cfg->rxq, cfg->burst,
 		cfg->stage.udp_port, xio_overflow_name(cfg->stage.overflow),
 		cfg->stage.drop_invalid ? ", invalid XIO dropped" : "");
