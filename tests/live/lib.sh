@@ -107,13 +107,26 @@ live_flush_arp() {
 }
 
 # live_path_up [SECONDS]: until the host reaches the storage through the DPU
-# (ICMP echo, ARP first); 1 if it does not within SECONDS (default 20).
+# and back (ARP first): a UDP datagram to port 7998, where nothing listens,
+# answered by ICMP port unreachable; 1 if that does not happen in SECONDS
+# (default 20).
 live_path_up() {
-	local i
-	for ((i = 0; i < ${1:-20}; i++)); do
-		in_ns "$HST" ping -c 1 -W 1 -q "$STO_IP" >/dev/null 2>&1 && return 0
-	done
-	return 1
+	in_ns "$HST" /usr/bin/python3 - "$STO_IP" "${1:-20}" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(0.5)
+s.connect((sys.argv[1], 7998))
+end = time.monotonic() + float(sys.argv[2])
+while time.monotonic() < end:
+    s.send(b"xlv path probe")
+    try:
+        s.recv(64)
+    except ConnectionRefusedError:
+        sys.exit(0)
+    except socket.timeout:
+        pass
+sys.exit(1)
+PY
 }
 
 # live_udp_listening NS PORT [SECONDS]: until a UDP socket is bound to PORT in NS.
