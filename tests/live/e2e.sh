@@ -35,10 +35,16 @@ fetch=$BUILD/xio-fetch
 pipeline=$BUILD/xio-pipeline
 fault=$BUILD/live/xio-fault
 data=$here/live_data.py
-drivers=${LIVE_DRIVERS:-xdp-kernel xdp-afxdp dpdk-af_packet dpdk-af_xdp}
-faults=${LIVE_FAULTS:-loss dup reorder dpu-restart server-restart out-of-range}
-# the paced server: 4 MiB at 0.008 Gbit/s of payload is about 4 s
-rate=0.008
+drivers=${LIVE_DRIVERS-xdp-kernel xdp-afxdp dpdk-af_packet dpdk-af_xdp}
+faults=${LIVE_FAULTS-loss dup reorder dpu-restart server-restart out-of-range}
+# The paced reads: 4 MiB at 0.01 Gbit/s of payload last about 3.5 s. The
+# client asks for 128 KiB at a time (0.1 s at that pace; the default 1 MiB
+# would take longer than its 500 ms timeout ceiling to arrive, and a paced
+# server works through every stale request in turn), and waits up to 1 s a
+# try, 12 tries (about 6 s in all), since the DPU is gone for 1.5 s plus its
+# start.
+rate=0.01
+paced_fetch=(--timeout-ms 1000 --retries 12)
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "e2e: needs root (network namespaces, XDP, tc)" >&2
@@ -101,11 +107,14 @@ start_server() {
 	live_udp_listening "$STO" 7910 || { show "$tmp/server.log"; echo "e2e: xio-server did not start" >&2; exit 1; }
 }
 
+# stop_server [NAME]: SIGTERM, exit status 0 and the stats JSON written
+# (kept as $tmp/server-NAME.json).
 stop_server() {
 	local rc=0
 	live_stop "$SERVER_PID" TERM || rc=$?
 	check "xio-server exit status $rc after SIGTERM" [ "$rc" -eq 0 ]
 	check "xio-server stats JSON after SIGTERM" jq -e '.requests and .datagrams' "$tmp/server.json" >/dev/null
+	[ -z "${1:-}" ] || cp "$tmp/server.json" "$tmp/server-$1.json"
 }
 
 # dpu_cmd DRIVER STATS: the DPU's command line for a driver.
@@ -300,7 +309,7 @@ paced_read() {
 	start_server --rate "$rate"
 	start_dpu xdp-kernel "$tmp/dpu-$name-1.json" || return 1
 	live_bg "$HST" "$out/$name.err" timeout 120 "$fetch" --server "$STO_IP" --quiet \
-		--stats-json "$out/$name.json" tokens.bin --out "$out/$name.u16"
+		--stats-json "$out/$name.json" "${paced_fetch[@]}" tokens.bin --out "$out/$name.u16"
 	fpid=$LIVE_PID
 	sleep 1.2
 	"$action" "$name"
@@ -312,11 +321,13 @@ paced_read() {
 		expect "$name: client re-requests" "$out/$name.json" .re_requests -ge 1
 	fi
 	stop_dpu xdp-kernel || true
-	stop_server
+	stop_server "$name-last"
 	start_server
 	echo "e2e: $name: client: $(jq -c '{re_requests, duplicates, datagrams, elapsed_s}' "$out/$name.json" 2>/dev/null)"
 }
 
+# The DPU goes (SIGINT: it must exit 0 with its stats) and comes back 1.5 s
+# later; the read must go on through the new one.
 dpu_bounce() {
 	stop_dpu xdp-kernel || true
 	cp "$tmp/dpu-xdp-kernel.log" "$tmp/dpu-$1-1.log"
@@ -324,22 +335,31 @@ dpu_bounce() {
 	start_dpu xdp-kernel "$tmp/dpu-$1-2.json" || true
 }
 
+# The server goes (SIGTERM) and comes back 1 s later; the read must need it.
 server_bounce() {
-	stop_server
+	stop_server "$1-first"
 	sleep 1
 	start_server --rate "$rate"
 }
 
 fault_dpu_restart() {
 	paced_read dpu-restart dpu_bounce
-	[ -f "$out/dpu-restart.json" ] &&
-		narrowed_all dpu-restart "$tmp/dpu-dpu-restart-1.json $tmp/dpu-dpu-restart-2.json" dpu-restart
+	[ -f "$out/dpu-restart.json" ] || return 0
+	narrowed_all dpu-restart "$tmp/dpu-dpu-restart-1.json $tmp/dpu-dpu-restart-2.json" dpu-restart
+	expect "dpu-restart: replies narrowed by the first DPU" "$tmp/dpu-dpu-restart-1.json" \
+		.directions.a_to_b.reasons.narrowed -ge 1
+	expect "dpu-restart: replies narrowed by the DPU started again" "$tmp/dpu-dpu-restart-2.json" \
+		.directions.a_to_b.reasons.narrowed -ge 1
 }
 
 fault_server_restart() {
 	paced_read server-restart server_bounce
-	[ -f "$out/server-restart.json" ] &&
-		narrowed_all server-restart "$tmp/dpu-server-restart-1.json" server-restart
+	[ -f "$out/server-restart.json" ] || return 0
+	narrowed_all server-restart "$tmp/dpu-server-restart-1.json" server-restart
+	expect "server-restart: the first server answered" "$tmp/server-server-restart-first.json" \
+		.answers_by_opcode.read_reply -ge 1
+	expect "server-restart: the server started again answered" "$tmp/server-server-restart-last.json" \
+		.answers_by_opcode.read_reply -ge 1
 }
 
 # Out of range: the pipeline (keep) passes those replies as INT32; the client
