@@ -3,6 +3,8 @@
 #   make test     run every test (installs missing packages first: make deps)
 #   make bench    benchmarks (never part of make test)
 #   make deps     install the Debian packages the project needs
+#   make install  install into PREFIX (default /usr/local), DESTDIR for staging;
+#                 make uninstall removes it again (docs/install.md)
 # Each folder adds its own rules in its *.mk file; flags come from pkg-config.
 
 # The one place the version is set: every binary's --version and xio.pc.
@@ -35,12 +37,22 @@ CUNIT_LIBS   := $(shell $(PKGCONF) --libs cunit 2>/dev/null || echo -lcunit)
 TESTS   :=
 BENCHES :=
 ALL     :=
+# What make install puts where: each .mk adds what it builds (the lists are
+# described in apps/install/install.mk).
+INSTALL_BINS      :=
+INSTALL_LIBS      :=
+INSTALL_HEADERS   :=
+INSTALL_PYTHON    :=
+INSTALL_DOCS      :=
+INSTALL_WIRESHARK :=
 
 .PHONY: all test bench deps clean
 .DEFAULT_GOAL := all
 
 include stages/stages.mk
 include $(sort $(wildcard pipeline/*.mk drivers/*.mk drivers/*/*.mk server/*.mk client/*.mk apps/*.mk tests/*.mk))
+# make install and uninstall: last, to see every INSTALL_* list.
+include apps/install/install.mk
 
 all: $(ALL)
 

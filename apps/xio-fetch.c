@@ -41,6 +41,7 @@ struct output {
 	const char *path;
 	char tmp[4096];
 	int fd;
+	int which; /* its place in live_outputs */
 	uint8_t *map;
 	size_t len;
 };
@@ -53,6 +54,16 @@ struct progress {
 	uint64_t start_ns, last_ns;
 	uint64_t total;       /* tokens to read */
 };
+
+struct fetch {
+	struct fetch_opts o;
+	struct xio_client *c;
+	struct progress p;
+	uint64_t tokens;
+};
+
+static void fetch_fail(struct fetch *x, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
 
 static void usage(FILE *f)
 {
@@ -197,8 +208,10 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
-/* Creates the temporary beside path, len bytes, mapped. */
-static void output_open(struct output *out, int which, const char *path, size_t len)
+/* Creates the temporary beside path, len bytes reserved on disk (so that a
+ * full disk fails here, not as SIGBUS in the mapping), mapped. */
+static void output_open(struct fetch *x, struct output *out, int which, const char *path,
+			size_t len)
 {
 	const char *slash = strrchr(path, '/');
 	int dirlen = slash ? (int)(slash - path + 1) : 0;
@@ -208,32 +221,36 @@ static void output_open(struct output *out, int which, const char *path, size_t 
 	out->len = len;
 	if (snprintf(out->tmp, sizeof(out->tmp), "%.*s.%s.xio-XXXXXX", dirlen, path,
 		     path + dirlen) >= (int)sizeof(out->tmp))
-		xio_cli_fail("%s: path too long", path);
+		fetch_fail(x, "%s: path too long", path);
 	out->fd = mkstemp(out->tmp);
 	if (out->fd < 0)
-		xio_cli_fail("%s: cannot create a file beside it: %s", path, strerror(errno));
+		fetch_fail(x, "%s: cannot create a file beside it: %s", path, strerror(errno));
+	out->which = which;
 	live_outputs[which] = out;
 	if (ftruncate(out->fd, (off_t)len) < 0)
-		xio_cli_fail("%s: cannot size it to %zu bytes: %s", out->tmp, len, strerror(errno));
+		fetch_fail(x, "%s: cannot size it to %zu bytes: %s", out->tmp, len, strerror(errno));
+	if (len && fallocate(out->fd, 0, 0, (off_t)len) < 0 && errno != EOPNOTSUPP)
+		fetch_fail(x, "%s: cannot reserve %zu bytes: %s", out->tmp, len, strerror(errno));
 	if (len) {
 		out->map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, out->fd, 0);
 		if (out->map == MAP_FAILED)
-			xio_cli_fail("%s: cannot map it: %s", out->tmp, strerror(errno));
+			fetch_fail(x, "%s: cannot map it: %s", out->tmp, strerror(errno));
 	}
 }
 
 /* Writes the file out to disk and gives it its name. */
-static void output_commit(struct output *out)
+static void output_commit(struct fetch *x, struct output *out)
 {
 	mode_t um = umask(0);
 
 	umask(um);
 	if (out->len && munmap(out->map, out->len) < 0)
-		xio_cli_fail("%s: %s", out->tmp, strerror(errno));
+		fetch_fail(x, "%s: %s", out->tmp, strerror(errno));
 	if (fchmod(out->fd, 0666 & ~um) < 0 || fsync(out->fd) < 0 || close(out->fd) < 0)
-		xio_cli_fail("%s: cannot write it out: %s", out->tmp, strerror(errno));
+		fetch_fail(x, "%s: cannot write it out: %s", out->tmp, strerror(errno));
 	if (rename(out->tmp, out->path) < 0)
-		xio_cli_fail("cannot rename %s to %s: %s", out->tmp, out->path, strerror(errno));
+		fetch_fail(x, "cannot rename %s to %s: %s", out->tmp, out->path, strerror(errno));
+	live_outputs[out->which] = NULL;
 }
 
 static void outputs_discard(void)
@@ -284,13 +301,6 @@ static void show_progress(void *arg, uint64_t done, uint64_t total)
 
 /* ---- the run ---- */
 
-struct fetch {
-	struct fetch_opts o;
-	struct xio_client *c;
-	struct progress p;
-	uint64_t tokens;
-};
-
 static void json_str(FILE *f, const char *key, const char *v)
 {
 	fprintf(f, "\"%s\": \"", key);
@@ -313,14 +323,15 @@ static void write_stats(const struct fetch *x, const char *error)
 	const struct fetch_opts *o = &x->o;
 	double el = (double)(now_ns() - x->p.start_ns) / 1e9;
 	FILE *f = strcmp(o->stats_json, "-") == 0 ? stdout : fopen(o->stats_json, "w");
-	struct xio_stats s;
+	struct xio_stats s = { 0 };
 
 	if (!f) {
 		fprintf(stderr, "%s: --stats-json %s: %s\n", xio_cli_prog(), o->stats_json,
 			strerror(errno));
 		exit(1);
 	}
-	xio_client_stats(x->c, &s);
+	if (x->c)
+		xio_client_stats(x->c, &s);
 	fputc('{', f);
 	json_str(f, "status", error ? "error" : "ok");
 	fputs(", ", f);
@@ -367,8 +378,7 @@ static void write_stats(const struct fetch *x, const char *error)
 }
 
 /* A failed run: no output, the stats with the error, exit 1. */
-static void __attribute__((format(printf, 2, 3), noreturn)) fetch_fail(struct fetch *x,
-								       const char *fmt, ...)
+static void fetch_fail(struct fetch *x, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -384,23 +394,32 @@ static void __attribute__((format(printf, 2, 3), noreturn)) fetch_fail(struct fe
 	xio_cli_fail("%s", msg);
 }
 
-/* The token file's range to read, after sharding. */
-static void token_range(struct fetch *x, const char *path, uint64_t *first, uint64_t *count)
+/* Stats a token file: it must hold whole INT32 tokens. */
+static void stat_tokens(struct fetch *x, const char *path, struct xio_stat *st)
+{
+	struct xio_error err;
+
+	if (xio_stat(x->c, path, st, &err) < 0)
+		fetch_fail(x, "%s", err.msg);
+	if (!st->is_tokens)
+		fetch_fail(x, "%s: %llu bytes, not a multiple of 4: not an INT32 token file", path,
+			   (unsigned long long)st->size);
+}
+
+/* The range to read of a file of st->tokens tokens, after sharding. */
+static void token_range(struct fetch *x, const char *path, const struct xio_stat *st,
+			uint64_t *first, uint64_t *count)
 {
 	const struct fetch_opts *o = &x->o;
-	struct xio_error err;
-	struct xio_stat st;
 
-	if (xio_stat(x->c, path, &st, &err) < 0)
-		fetch_fail(x, "%s", err.msg);
-	if (!st.is_tokens)
-		fetch_fail(x, "%s: %llu bytes, not a multiple of 4: not an INT32 token file", path,
-			   (unsigned long long)st.size);
-	if (o->first > st.tokens || (o->have_count && o->count > st.tokens - o->first))
+	if (o->first > st->tokens)
+		fetch_fail(x, "%s: has %llu tokens: --first %llu is past its end", path,
+			   (unsigned long long)st->tokens, (unsigned long long)o->first);
+	if (o->have_count && o->count > st->tokens - o->first)
 		fetch_fail(x, "%s: has %llu tokens: --first %llu --count %llu runs past its end",
-			   path, (unsigned long long)st.tokens, (unsigned long long)o->first,
+			   path, (unsigned long long)st->tokens, (unsigned long long)o->first,
 			   (unsigned long long)o->count);
-	xio_shard(o->first, o->have_count ? o->count : st.tokens - o->first, o->rank, o->world,
+	xio_shard(o->first, o->have_count ? o->count : st->tokens - o->first, o->rank, o->world,
 		  first, count);
 	x->p.total = *count;
 }
@@ -423,15 +442,17 @@ static void fetch_tokens(struct fetch *x)
 	uint64_t first, count;
 	struct xio_error err;
 	struct output out;
+	struct xio_stat st;
 
-	token_range(x, x->o.path, &first, &count);
+	stat_tokens(x, x->o.path, &st);
+	token_range(x, x->o.path, &st, &first, &count);
 	if (hdr && xio_llmc_header(h, count, &err) < 0)
 		fetch_fail(x, "%s: %s", x->o.path, err.msg);
-	output_open(&out, 0, x->o.out, hdr + 2 * count);
+	output_open(x, &out, 0, x->o.out, hdr + 2 * count);
 	if (hdr)
 		memcpy(out.map, h, hdr);
 	read_tokens(x, x->o.path, first, count, out.map + hdr);
-	output_commit(&out);
+	output_commit(x, &out);
 }
 
 static char *join(const char *a, const char *b)
@@ -446,29 +467,32 @@ static char *join(const char *a, const char *b)
 	return s;
 }
 
-/* megatron: PATH.idx read RAW and rewritten, PATH.bin narrowed. */
+/* megatron: PATH.idx read RAW and checked first, then PATH.bin narrowed. */
 static void fetch_megatron(struct fetch *x)
 {
 	char *idx_path = join(x->o.path, ".idx"), *bin_path = join(x->o.path, ".bin");
 	char *out_idx = join(x->o.out, ".idx"), *out_bin = join(x->o.out, ".bin");
 	struct xio_megatron_idx info;
 	struct output idx, bin;
-	struct xio_stat ist;
+	struct xio_stat ist, bst;
 	struct xio_error err;
 	uint64_t first, count;
 
-	if (xio_stat(x->c, idx_path, &ist, &err) < 0)
+	if (xio_stat(x->c, idx_path, &ist, &err) < 0 || xio_stat(x->c, bin_path, &bst, &err) < 0)
 		fetch_fail(x, "%s", err.msg);
-	token_range(x, bin_path, &first, &count);
-	output_open(&idx, 0, out_idx, ist.size);
+	output_open(x, &idx, 0, out_idx, ist.size);
 	if (ist.size && xio_read_bytes(x->c, idx_path, 0, ist.size, idx.map, &err) < 0)
 		fetch_fail(x, "%s", err.msg);
-	if (xio_megatron_idx_narrow(idx.map, ist.size, count, &info, &err) < 0)
+	if (xio_megatron_idx_narrow(idx.map, ist.size, bst.tokens, &info, &err) < 0)
 		fetch_fail(x, "%s: %s", idx_path, err.msg);
-	output_open(&bin, 1, out_bin, 2 * count);
+	if (!bst.is_tokens)
+		fetch_fail(x, "%s: %llu bytes, not a multiple of 4: not an INT32 token file",
+			   bin_path, (unsigned long long)bst.size);
+	token_range(x, bin_path, &bst, &first, &count);
+	output_open(x, &bin, 1, out_bin, 2 * count);
 	read_tokens(x, bin_path, first, count, bin.map);
-	output_commit(&bin);
-	output_commit(&idx);
+	output_commit(x, &bin);
+	output_commit(x, &idx);
 	free(idx_path);
 	free(bin_path);
 	free(out_idx);
@@ -502,10 +526,10 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	x.p.tty = isatty(STDERR_FILENO);
 	x.p.on = x.o.progress == 1 || (x.o.progress == -1 && x.p.tty);
-	if (xio_connect(x.o.server, &x.o.xo, &x.c, &err) < 0)
-		xio_cli_fail("%s", err.msg);
-	xio_set_progress(x.c, show_progress, &x.p);
 	x.p.start_ns = now_ns();
+	if (xio_connect(x.o.server, &x.o.xo, &x.c, &err) < 0)
+		fetch_fail(&x, "%s", err.msg);
+	xio_set_progress(x.c, show_progress, &x.p);
 	if (x.o.format == FMT_MEGATRON)
 		fetch_megatron(&x);
 	else

@@ -7,13 +7,13 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "xio_build.h"
+#include "xio_cli.h"
 #include "xio_csum.h"
 #include "xio_pcap.h"
 #include "xio_wire.h"
@@ -66,8 +66,6 @@ struct gen_frame {
 	enum fault fault;
 };
 
-static const char *prog = "xio-gen";
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -97,43 +95,16 @@ static void usage(FILE *f)
 		"                      port, TCP to the XIO port)\n"
 		"  --seed S            seed of the fault choices (default 1)\n"
 		"  --help              this text\n"
+		"  --version           print the version\n"
 		"Faulted frames are listed on stderr, then a one-line summary.\n",
-		prog);
-}
-
-static void __attribute__((format(printf, 1, 2), noreturn)) die_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n%s: try --help\n", prog);
-	exit(2);
-}
-
-static uint64_t parse_num(const char *opt, const char *s, uint64_t min, uint64_t max)
-{
-	char range[64];
-	char *end;
-	unsigned long long v;
-
-	snprintf(range, sizeof(range), "%llu..%llu", (unsigned long long)min,
-		 (unsigned long long)max);
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (!*s || *s == '-' || *s == '+' || *end || errno || v < min || v > max) {
-		die_usage("--%s '%s': expected a number in %s", opt, s, range);
-	}
-	return v;
+		xio_cli_prog());
 }
 
 static void parse_args(int argc, char **argv, struct gen_opts *o)
 {
 	enum { O_TOKENS = 256, O_OUT, O_PORT, O_MTU, O_IPV6, O_VLAN, O_CRC, O_NO_CSUM,
 	       O_STREAM, O_CORRUPT, O_TRUNCATE, O_OOR, O_DROP, O_DUP, O_REORDER,
-	       O_FOREIGN, O_SEED, O_HELP };
+	       O_FOREIGN, O_SEED, O_VERSION, O_HELP };
 	static const struct option longopts[] = {
 		{ "tokens", required_argument, NULL, O_TOKENS },
 		{ "out", required_argument, NULL, O_OUT },
@@ -152,6 +123,7 @@ static void parse_args(int argc, char **argv, struct gen_opts *o)
 		{ "reorder", no_argument, NULL, O_REORDER },
 		{ "foreign", required_argument, NULL, O_FOREIGN },
 		{ "seed", required_argument, NULL, O_SEED },
+		{ "version", no_argument, NULL, O_VERSION },
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -170,36 +142,37 @@ static void parse_args(int argc, char **argv, struct gen_opts *o)
 		switch (c) {
 		case O_TOKENS: o->tokens_path = optarg; break;
 		case O_OUT: o->out_path = optarg; break;
-		case O_PORT: o->port = (uint16_t)parse_num(name, optarg, 1, 65535); break;
-		case O_MTU: o->mtu = (uint32_t)parse_num(name, optarg, 1, MAX_MTU); break;
+		case O_PORT: o->port = (uint16_t)xio_cli_num(name, optarg, 1, 65535); break;
+		case O_MTU: o->mtu = (uint32_t)xio_cli_num(name, optarg, 1, MAX_MTU); break;
 		case O_IPV6: o->ipv6 = true; break;
 		case O_VLAN:
 			if (o->nvlan == 2)
-				die_usage("--vlan given more than twice (at most 2 tags)");
-			o->vlan[o->nvlan++] = (uint16_t)parse_num(name, optarg, 0, 4095);
+				xio_cli_usage_error("--vlan given more than twice (at most 2 tags)");
+			o->vlan[o->nvlan++] = (uint16_t)xio_cli_num(name, optarg, 0, 4095);
 			break;
 		case O_CRC: o->crc = true; break;
 		case O_NO_CSUM: o->udp_csum = false; break;
-		case O_STREAM: o->stream_id = (uint32_t)parse_num(name, optarg, 0, UINT32_MAX); break;
-		case O_CORRUPT: o->nfault[F_CORRUPT] = parse_num(name, optarg, 0, UINT32_MAX); break;
-		case O_TRUNCATE: o->nfault[F_TRUNCATE] = parse_num(name, optarg, 0, UINT32_MAX); break;
-		case O_OOR: o->nfault[F_OUT_OF_RANGE] = parse_num(name, optarg, 0, UINT32_MAX); break;
-		case O_DROP: o->nfault[F_DROP] = parse_num(name, optarg, 0, UINT32_MAX); break;
-		case O_DUP: o->nfault[F_DUPLICATE] = parse_num(name, optarg, 0, UINT32_MAX); break;
+		case O_STREAM: o->stream_id = (uint32_t)xio_cli_num(name, optarg, 0, UINT32_MAX); break;
+		case O_CORRUPT: o->nfault[F_CORRUPT] = xio_cli_num(name, optarg, 0, UINT32_MAX); break;
+		case O_TRUNCATE: o->nfault[F_TRUNCATE] = xio_cli_num(name, optarg, 0, UINT32_MAX); break;
+		case O_OOR: o->nfault[F_OUT_OF_RANGE] = xio_cli_num(name, optarg, 0, UINT32_MAX); break;
+		case O_DROP: o->nfault[F_DROP] = xio_cli_num(name, optarg, 0, UINT32_MAX); break;
+		case O_DUP: o->nfault[F_DUPLICATE] = xio_cli_num(name, optarg, 0, UINT32_MAX); break;
 		case O_REORDER: o->reorder = true; break;
-		case O_FOREIGN: o->nforeign = parse_num(name, optarg, 0, 1000000); break;
-		case O_SEED: o->seed = parse_num(name, optarg, 0, UINT64_MAX); break;
+		case O_FOREIGN: o->nforeign = xio_cli_num(name, optarg, 0, 1000000); break;
+		case O_SEED: o->seed = xio_cli_num(name, optarg, 0, UINT64_MAX); break;
+		case O_VERSION: xio_cli_version();
 		case O_HELP: usage(stdout); exit(0);
-		case ':': die_usage("option '%s' needs a value", argv[optind - 1]);
-		default: die_usage("unknown or ambiguous option '%s'", argv[optind - 1]);
+		case ':': xio_cli_usage_error("option '%s' needs a value", argv[optind - 1]);
+		default: xio_cli_usage_error("unknown or ambiguous option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		die_usage("unexpected argument '%s'", argv[optind]);
+		xio_cli_usage_error("unexpected argument '%s'", argv[optind]);
 	if (!o->tokens_path)
-		die_usage("--tokens FILE is required");
+		xio_cli_usage_error("--tokens FILE is required");
 	if (!o->out_path)
-		die_usage("--out CAP.pcap is required");
+		xio_cli_usage_error("--out CAP.pcap is required");
 }
 
 /* splitmix64: small, seedable, the same on every host. */
@@ -221,10 +194,8 @@ static void *xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
 
-	if (!p) {
-		fprintf(stderr, "%s: out of memory (%zu bytes)\n", prog, n);
-		exit(1);
-	}
+	if (!p)
+		xio_cli_fail("out of memory (%zu bytes)", n);
 	return p;
 }
 
@@ -236,26 +207,17 @@ static size_t read_tokens(const char *path, int32_t **out)
 	int32_t *t;
 	size_t n;
 
-	if (!f) {
-		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
-		exit(1);
-	}
-	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-		fprintf(stderr, "%s: %s: cannot read: %s\n", prog, path, strerror(errno));
-		exit(1);
-	}
-	if (size % 4) {
-		fprintf(stderr,
-			"%s: %s: size %ld is not a multiple of 4 (expected raw little-endian INT32 tokens)\n",
-			prog, path, size);
-		exit(1);
-	}
+	if (!f)
+		xio_cli_fail("%s: %s", path, strerror(errno));
+	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
+		xio_cli_fail("%s: cannot read: %s", path, strerror(errno));
+	if (size % 4)
+		xio_cli_fail("%s: size %ld is not a multiple of 4 (expected raw little-endian INT32 tokens)",
+			     path, size);
 	n = (size_t)size / 4;
 	t = xmalloc((size_t)size);
-	if (fread(t, 4, n, f) != n) {
-		fprintf(stderr, "%s: %s: short read\n", prog, path);
-		exit(1);
-	}
+	if (fread(t, 4, n, f) != n)
+		xio_cli_fail("%s: short read", path);
 	fclose(f);
 	for (size_t i = 0; i < n; i++) {
 		const uint8_t *b = (const uint8_t *)&t[i];
@@ -296,7 +258,7 @@ static uint32_t tokens_per_frame(const struct gen_opts *o)
 	uint32_t min_mtu = ip_hdr + 8 + XIO_HDR_LEN + 4;
 
 	if (o->mtu < min_mtu) {
-		die_usage("--mtu %u: too small to carry one token over %s (minimum %u)", o->mtu,
+		xio_cli_usage_error("--mtu %u: too small to carry one token over %s (minimum %u)", o->mtu,
 			  o->ipv6 ? "IPv6" : "IPv4", min_mtu);
 	}
 	return (o->mtu - ip_hdr - 8 - XIO_HDR_LEN) / 4;
@@ -334,7 +296,7 @@ static void assign_faults(const struct gen_opts *o, struct gen_frame *fr, size_t
 	for (int f = F_CORRUPT; f < F_COUNT; f++)
 		want += o->nfault[f];
 	if (want > nidx) {
-		die_usage("the faults ask for %zu distinct frames but the stream has %zu frames carrying tokens",
+		xio_cli_usage_error("the faults ask for %zu distinct frames but the stream has %zu frames carrying tokens",
 			  want, nidx);
 	}
 	for (size_t i = nidx; i > 1; i--) { /* Fisher-Yates */
@@ -382,10 +344,8 @@ static void build_stream(const struct gen_opts *o, const int32_t *tok, struct ge
 		}
 		f->data = xmalloc(MAX_FRAME);
 		f->len = f->caplen = xio_build_frame(&s, f->data, MAX_FRAME, &lay);
-		if (!f->len) {
-			fprintf(stderr, "%s: internal error: frame %zu cannot be built\n", prog, i);
-			exit(1);
-		}
+		if (!f->len)
+			xio_cli_fail("internal error: frame %zu cannot be built", i);
 		shrink(f);
 		if (f->fault == F_CORRUPT)
 			f->data[lay.payload_off + rng_below(rng, lay.payload_len)] ^=
@@ -480,7 +440,7 @@ static void report_faults(const struct gen_frame *fr, size_t nfr)
 {
 	for (size_t i = 0; i < nfr; i++)
 		if (fr[i].fault != F_NONE)
-			fprintf(stderr, "%s: %s seq %u tokens %llu-%llu\n", prog, fault_opt[fr[i].fault],
+			fprintf(stderr, "%s: %s seq %u tokens %llu-%llu\n", xio_cli_prog(), fault_opt[fr[i].fault],
 				fr[i].seq, (unsigned long long)fr[i].first,
 				(unsigned long long)(fr[i].first + fr[i].count - 1));
 }
@@ -510,10 +470,8 @@ static size_t make_order(const struct gen_opts *o, const struct gen_frame *fr, s
 		}
 	/* gap g lies before XIO frame g (gap n: after the last) */
 	gap_foreign = calloc(n + 1, sizeof(*gap_foreign));
-	if (!gap_foreign) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		exit(1);
-	}
+	if (!gap_foreign)
+		xio_cli_fail("out of memory");
 	for (uint64_t k = 0; k < o->nforeign; k++)
 		gap_foreign[rng_below(rng, n + 1)]++;
 	for (size_t g = 0; g <= n; g++) {
@@ -538,19 +496,18 @@ int main(int argc, char **argv)
 	uint64_t rng, bytes = 0, xio_out = 0;
 	uint32_t per;
 
+	xio_cli_init(argv[0], 2);
 	parse_args(argc, argv, &o);
 	per = tokens_per_frame(&o);
 	if (!o.udp_csum && o.ipv6)
 		fprintf(stderr, "%s: note: --no-udp-csum over IPv6 makes every frame invalid (bad_udp_csum)\n",
-			prog);
+			xio_cli_prog());
 	ntok = read_tokens(o.tokens_path, &tok);
 	nfr = ntok ? (ntok + per - 1) / per : 1; /* no tokens: one empty LAST frame */
 	fr = calloc(nfr + o.nforeign, sizeof(*fr));
 	order = xmalloc((2 * nfr + o.nforeign) * sizeof(*order));
-	if (!fr) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		return 1;
-	}
+	if (!fr)
+		xio_cli_fail("out of memory");
 	rng = o.seed;
 	split_stream(fr, nfr, ntok, per);
 	assign_faults(&o, fr, nfr, &rng);
@@ -560,31 +517,25 @@ int main(int argc, char **argv)
 	nout = make_order(&o, fr, nfr, order, &rng);
 
 	w = xio_pcap_open_write(o.out_path, false, err, sizeof(err));
-	if (!w) {
-		fprintf(stderr, "%s: %s\n", prog, err);
-		return 1;
-	}
+	if (!w)
+		xio_cli_fail("%s", err);
 	for (size_t i = 0; i < nout; i++) {
 		const struct gen_frame *f = &fr[order[i]];
 
 		if (xio_pcap_write(w, f->data, f->caplen, f->len, TS_BASE_NS + i * TS_STEP_NS, err,
-				   sizeof(err))) {
-			fprintf(stderr, "%s: %s\n", prog, err);
-			return 1;
-		}
+				   sizeof(err)))
+			xio_cli_fail("%s", err);
 		bytes += f->caplen;
 		xio_out += order[i] < nfr;
 	}
-	if (xio_pcap_close_write(w, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", prog, err);
-		return 1;
-	}
+	if (xio_pcap_close_write(w, err, sizeof(err)))
+		xio_cli_fail("%s", err);
 	report_faults(fr, nfr);
 	if (o.reorder)
-		fprintf(stderr, "%s: reorder: %llu XIO frames shuffled\n", prog,
+		fprintf(stderr, "%s: reorder: %llu XIO frames shuffled\n", xio_cli_prog(),
 			(unsigned long long)xio_out);
 	fprintf(stderr, "%s: %s: %zu frames (%llu XIO, %llu foreign), %zu tokens, %llu bytes; up to %u tokens a frame\n",
-		prog, o.out_path, nout, (unsigned long long)xio_out, (unsigned long long)o.nforeign,
+		xio_cli_prog(), o.out_path, nout, (unsigned long long)xio_out, (unsigned long long)o.nforeign,
 		ntok, (unsigned long long)bytes, per);
 	for (size_t i = 0; i < nfr + o.nforeign; i++)
 		free(fr[i].data);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xio_cli.h"
 #include "xio_crc.h"
 #include "xio_csum.h"
 #include "xio_pcap.h"
@@ -45,7 +46,6 @@ struct stream {
 };
 
 struct verify {
-	const char *prog;
 	uint16_t port;
 	bool have_stream;
 	uint32_t stream_filter;
@@ -71,8 +71,6 @@ struct frame_info {
 	bool hdr_ok; /* stream/seq/tokens fields are meaningful */
 };
 
-static const char *prog = "xio-verify";
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -90,46 +88,22 @@ static void usage(FILE *f)
 		"  --out FILE.u16      write the rebuilt stream (little-endian UINT16, missing\n"
 		"                      tokens as 0); needs --stream if several streams are seen\n"
 		"  --help              this text\n"
+		"  --version           print the version\n"
 		"Exit status: 0 all tokens present once and equal, 1 verification failed,\n"
 		"2 bad command line or unreadable file.\n",
-		prog);
-}
-
-static void __attribute__((format(printf, 1, 2), noreturn)) die_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n%s: try --help\n", prog);
-	exit(2);
+		xio_cli_prog());
 }
 
 static void __attribute__((format(printf, 1, 2), noreturn)) die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
+	fprintf(stderr, "%s: ", xio_cli_prog());
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(2);
-}
-
-static uint64_t parse_num(const char *opt, const char *s, uint64_t max)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (!*s || *s == '-' || *s == '+' || *end || errno || v > max || (!v && max == 65535))
-		die_usage("--%s '%s': expected a number in %u..%llu", opt, s, max == 65535 ? 1 : 0,
-			  (unsigned long long)max);
-	return v;
 }
 
 static void *xcalloc(size_t n, size_t size)
@@ -427,7 +401,7 @@ frame_problem(struct verify *v, uint64_t fno, const struct frame_info *fi, const
 
 	if (++v->problems > MAX_FRAME_LINES)
 		return;
-	printf("%s: frame %llu: ", prog, (unsigned long long)fno);
+	printf("%s: frame %llu: ", xio_cli_prog(), (unsigned long long)fno);
 	if (fi && fi->hdr_ok) {
 		printf("stream %u seq %u ", fi->stream_id, fi->seq);
 		if (fi->count)
@@ -610,7 +584,7 @@ static bool report_tokens(const struct verify *v, const struct stream *s, const 
 
 	if (!n)
 		return false;
-	printf("%s: stream %u: %s tokens", prog, s->id, what);
+	printf("%s: stream %u: %s tokens", xio_cli_prog(), s->id, what);
 	print_runs(&src, v->ntok);
 	printf(" (%zu token%s)", n, n == 1 ? "" : "s");
 	if (pred == is_wrong)
@@ -629,7 +603,7 @@ static bool report_seq_runs(const struct stream *s, size_t top, const uint8_t *t
 
 	if (!n)
 		return false;
-	printf("%s: stream %u: seq", prog, s->id);
+	printf("%s: stream %u: seq", xio_cli_prog(), s->id);
 	print_runs(&src, top);
 	printf(" %s (%zu frame%s)\n", what, n, n == 1 ? "" : "s");
 	return true;
@@ -651,7 +625,8 @@ static bool report_seqs(const struct verify *v, const struct stream *s)
 	bad |= report_seq_runs(s, top, dup, 1, "seen more than once");
 	free(dup);
 	if (!s->last_seen) {
-		printf("%s: stream %u: no frame with the LAST flag passed the checks\n", prog, s->id);
+		printf("%s: stream %u: no frame with the LAST flag passed the checks\n", xio_cli_prog(),
+		       s->id);
 		bad = true;
 	}
 	return bad;
@@ -668,7 +643,7 @@ static bool report_stream(const struct verify *v, const struct stream *s)
 	bad |= report_tokens(v, s, "wrong value at", is_wrong);
 	bad |= report_seqs(v, s);
 	if (!bad)
-		printf("%s: stream %u: all %zu tokens present once and equal, %llu frame%s\n", prog,
+		printf("%s: stream %u: all %zu tokens present once and equal, %llu frame%s\n", xio_cli_prog(),
 		       s->id, v->ntok, (unsigned long long)s->good_frames,
 		       s->good_frames == 1 ? "" : "s");
 	return bad;
@@ -698,13 +673,14 @@ static void write_out(const struct verify *v, const char *path)
 
 int main(int argc, char **argv)
 {
-	enum { O_CAPTURE = 256, O_TOKENS, O_PORT, O_OUT, O_STREAM, O_HELP };
+	enum { O_CAPTURE = 256, O_TOKENS, O_PORT, O_OUT, O_STREAM, O_VERSION, O_HELP };
 	static const struct option longopts[] = {
 		{ "capture", required_argument, NULL, O_CAPTURE },
 		{ "tokens", required_argument, NULL, O_TOKENS },
 		{ "port", required_argument, NULL, O_PORT },
 		{ "out", required_argument, NULL, O_OUT },
 		{ "stream", required_argument, NULL, O_STREAM },
+		{ "version", no_argument, NULL, O_VERSION },
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -717,29 +693,31 @@ int main(int argc, char **argv)
 	bool bad = false;
 	int c, rc;
 
+	xio_cli_init(argv[0], 2);
 	v.port = XIO_DEFAULT_UDP_PORT;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_CAPTURE: cap_path = optarg; break;
 		case O_TOKENS: tok_path = optarg; break;
-		case O_PORT: v.port = (uint16_t)parse_num("port", optarg, 65535); break;
+		case O_PORT: v.port = (uint16_t)xio_cli_num("port", optarg, 1, 65535); break;
 		case O_OUT: out_path = optarg; break;
 		case O_STREAM:
-			v.stream_filter = (uint32_t)parse_num("stream", optarg, UINT32_MAX);
+			v.stream_filter = (uint32_t)xio_cli_num("stream", optarg, 0, UINT32_MAX);
 			v.have_stream = true;
 			break;
+		case O_VERSION: xio_cli_version();
 		case O_HELP: usage(stdout); return 0;
-		case ':': die_usage("option '%s' needs a value", argv[optind - 1]);
-		default: die_usage("unknown or ambiguous option '%s'", argv[optind - 1]);
+		case ':': xio_cli_usage_error("option '%s' needs a value", argv[optind - 1]);
+		default: xio_cli_usage_error("unknown or ambiguous option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		die_usage("unexpected argument '%s'", argv[optind]);
+		xio_cli_usage_error("unexpected argument '%s'", argv[optind]);
 	if (!cap_path)
-		die_usage("--capture CAP.pcap is required");
+		xio_cli_usage_error("--capture CAP.pcap is required");
 	if (!tok_path)
-		die_usage("--tokens FILE is required");
+		xio_cli_usage_error("--tokens FILE is required");
 
 	v.ntok = read_tokens(tok_path, &tok);
 	v.tok = tok;
@@ -753,16 +731,16 @@ int main(int argc, char **argv)
 	if (rc < 0)
 		die("%s", err);
 	if (v.problems > MAX_FRAME_LINES)
-		printf("%s: ... %llu more frames with problems not listed\n", prog,
+		printf("%s: ... %llu more frames with problems not listed\n", xio_cli_prog(),
 		       (unsigned long long)(v.problems - MAX_FRAME_LINES));
 
 	printf("%s: %llu frames: %llu on XIO port %u, %llu ignored (%llu not IP/UDP, %llu other port, %llu other stream, %llu not READ_REPLY)\n",
-	       prog, (unsigned long long)v.frames, (unsigned long long)v.xio_frames, v.port,
+	       xio_cli_prog(), (unsigned long long)v.frames, (unsigned long long)v.xio_frames, v.port,
 	       (unsigned long long)(v.not_xio + v.other_port + v.other_stream + v.not_reply),
 	       (unsigned long long)v.not_xio, (unsigned long long)v.other_port,
 	       (unsigned long long)v.other_stream, (unsigned long long)v.not_reply);
 	if (!v.nstreams) {
-		printf("%s: no XIO stream%s found on port %u\n", prog, v.have_stream ? " of that id" : "",
+		printf("%s: no XIO stream%s found on port %u\n", xio_cli_prog(), v.have_stream ? " of that id" : "",
 		       v.port);
 		bad = true;
 	}
@@ -771,12 +749,12 @@ int main(int argc, char **argv)
 	if (out_path)
 		write_out(&v, out_path);
 	if (v.problems)
-		printf("%s: FAIL: %llu frame%s with problems\n", prog,
+		printf("%s: FAIL: %llu frame%s with problems\n", xio_cli_prog(),
 		       (unsigned long long)v.problems, v.problems == 1 ? "" : "s");
 	else if (bad)
-		printf("%s: FAIL: token stream incomplete or wrong\n", prog);
+		printf("%s: FAIL: token stream incomplete or wrong\n", xio_cli_prog());
 	else
-		printf("%s: OK\n", prog);
+		printf("%s: OK\n", xio_cli_prog());
 	for (unsigned i = 0; i < v.nstreams; i++)
 		stream_free(&v.streams[i]);
 	free(tok);

@@ -46,3 +46,8 @@ $(BUILD)/xio-fetch: $(BUILD)/apps/xio-fetch.o $(XIO_CLI_OBJ) $(LIBXIO_A)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBXIO_LIBS) -lm
 
 ALL += $(LIBXIO_SO) $(LIBXIO_A) $(BUILD)/xio-fetch
+
+INSTALL_BINS    += $(BUILD)/xio-fetch
+INSTALL_LIBS    += $(LIBXIO_SO) $(LIBXIO_A)
+INSTALL_HEADERS += client/xio.h
+INSTALL_PYTHON  += client/python/xio

@@ -28,6 +28,7 @@ struct job {
 	uint64_t first, end, next; /* units: tokens, or bytes when raw */
 	uint64_t chunk;            /* units per chunk */
 	uint64_t done;             /* complete prefix last reported */
+	uint64_t last_fresh_ns;    /* when new units last arrived (or the start) */
 	uint8_t *dst;
 	bool raw;
 	unsigned active;           /* slots in use */
@@ -188,6 +189,7 @@ static void progress(struct job *j, struct xio_slot *s, uint64_t now)
 	s->last_ns = now;
 	s->waiting = false;
 	s->fails = 0;
+	j->last_fresh_ns = now;
 }
 
 static void on_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_t len,
@@ -301,12 +303,34 @@ static int timeout_error(struct job *j, const struct xio_slot *s)
 			why);
 }
 
+/* The slot to ask again first when the whole server fell silent: the one
+ * whose request went out first among those whose timer expired. */
+static int silent_head(struct job *j, uint64_t now)
+{
+	struct xio_engine *e = j->e;
+	int head = -1;
+
+	if (now - j->last_fresh_ns < xio_rtt_timeout(&e->rtt, 0) * 1000)
+		return -1; /* answers are flowing: not silent */
+	for (uint32_t i = 0; i < e->opts.window; i++) {
+		const struct xio_slot *s = &e->slots[i];
+
+		if (s->chunk_seq && s->last_ns + xio_rtt_timeout(&e->rtt, s->fails) * 1000 <= now &&
+		    (head < 0 || s->order < e->slots[head].order))
+			head = (int)i;
+	}
+	return head;
+}
+
 /* Re-requests the missing ranges of slots whose answer stopped arriving;
- * fails the job after `retries` timeouts in a row. Returns the earliest
- * deadline left. */
+ * fails the job after `retries` timeouts in a row. When nothing at all has
+ * arrived for a timeout (a server that stalled, restarted or died), only
+ * the oldest request is asked again: if the server answers it, the others
+ * were only queued behind it. Returns the earliest deadline left. */
 static uint64_t check_timers(struct job *j, uint64_t now)
 {
 	struct xio_engine *e = j->e;
+	int head = silent_head(j, now);
 	uint64_t next = UINT64_MAX;
 
 	for (uint32_t i = 0; i < e->opts.window && j->rc == 0; i++) {
@@ -327,15 +351,17 @@ static uint64_t check_timers(struct job *j, uint64_t now)
 			fail_job(j, timeout_error(j, s));
 			break;
 		}
+		s->last_ns = now;
+		deadline = now + xio_rtt_timeout(&e->rtt, s->fails) * 1000;
+		next = deadline < next ? deadline : next;
+		if (head >= 0 && (uint32_t)head != i)
+			continue; /* behind the head */
 		k = xio_missing_ranges(&s->miss, rg, XIO_RE_REQ_MAX);
 		for (size_t q = 0; q < k; q++)
 			send_request(j, i, s->start + rg[q].a, s->start + rg[q].b, false, now);
-		s->last_ns = now;
 		s->order = ++e->order;
 		s->waiting = true;
 		s->retried = true;
-		deadline = now + xio_rtt_timeout(&e->rtt, s->fails) * 1000;
-		next = deadline < next ? deadline : next;
 	}
 	return next;
 }
@@ -356,23 +382,26 @@ static void report_progress(struct job *j)
 	}
 }
 
-/* Receives what is waiting, a few batches at most. */
-static void receive(struct job *j)
+/* Receives what is waiting, a few batches at most. Returns true when the
+ * socket is empty: only then may a timer say that an answer stopped (a
+ * consumer that stalled, say on page faults in the output, finds the
+ * answers that arrived meanwhile waiting in the socket). */
+static bool receive(struct job *j)
 {
 	struct xio_engine *e = j->e;
 	uint32_t len[XIO_RX_BATCH];
 
 	for (int round = 0; round < RX_BATCHES_PER_WAKE && j->rc == 0; round++) {
 		int n = xio_conn_recv(&e->conn, len, &e->st.refused, j->err);
-		uint64_t now = xio_now_ns();
 
 		if (n < 0) {
 			fail_job(j, n);
-			return;
+			return true;
 		}
 		for (int i = 0; i < n; i++) {
 			if (j->rc == 0) {
-				on_datagram(j, xio_conn_rx(&e->conn, i), len[i], now);
+				/* the time of each one: placing may stall on page faults */
+				on_datagram(j, xio_conn_rx(&e->conn, i), len[i], xio_now_ns());
 				continue;
 			}
 			e->st.datagrams++; /* received after the read failed */
@@ -380,8 +409,9 @@ static void receive(struct job *j)
 			e->st.ignored++;
 		}
 		if (n < XIO_RX_BATCH)
-			return;
+			return true;
 	}
+	return false;
 }
 
 int xio_engine_read(struct xio_engine *e, const char *path, uint64_t first, uint64_t count,
@@ -399,24 +429,22 @@ int xio_engine_read(struct xio_engine *e, const char *path, uint64_t first, uint
 	if (!dst || count == 0 || first + count < first)
 		return xio_fail(err, XIO_EARG, "%s: nothing to read into (count %llu)", path,
 				(unsigned long long)count);
-	fill_window(&j, xio_now_ns());
+	j.last_fresh_ns = xio_now_ns();
+	fill_window(&j, j.last_fresh_ns);
 	xio_conn_flush(&e->conn, &e->st.refused);
 	while (j.active > 0 && j.rc == 0) {
-		uint64_t deadline = check_timers(&j, xio_now_ns());
+		uint64_t deadline = UINT64_MAX;
 
-		xio_conn_flush(&e->conn, &e->st.refused);
-		if (j.rc)
-			break;
-		rc = xio_conn_wait(&e->conn, deadline, err);
-		if (rc < 0) {
-			fail_job(&j, rc);
-			break;
-		}
-		if (rc > 0)
-			receive(&j);
+		if (receive(&j) && j.rc == 0)
+			deadline = check_timers(&j, xio_now_ns());
 		fill_window(&j, xio_now_ns());
 		xio_conn_flush(&e->conn, &e->st.refused);
 		report_progress(&j);
+		if (j.rc || j.active == 0 || deadline == UINT64_MAX)
+			continue; /* done, failed, or more waiting to be read */
+		rc = xio_conn_wait(&e->conn, deadline, err);
+		if (rc < 0)
+			fail_job(&j, rc);
 	}
 	for (uint32_t i = 0; i < e->opts.window; i++)
 		e->slots[i].chunk_seq = 0; /* answers still on the way are late */

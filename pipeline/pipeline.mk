@@ -62,3 +62,4 @@ $(eval $(call xp_variant,$(BUILD)/nodpdk,$(CFLAGS),$(STAGES_LIB),n,XIO_XDP_OBJS)
 $(eval $(call xp_variant,$(BUILD)/asan,$(filter-out -O2,$(CFLAGS)) $(ASAN_FLAGS),$(BUILD)/asan/libxio_stages.a,$(XIO_DPDK),XIO_XDP_ASAN_OBJS))
 
 ALL += $(BUILD)/xio-pipeline $(BUILD)/nodpdk/xio-pipeline
+INSTALL_BINS += $(BUILD)/xio-pipeline

@@ -47,6 +47,7 @@ enum {
 	OPT_EGRESS,
 	OPT_XDP_MODE,
 	OPT_XDP_ATTACH,
+	OPT_VERSION,
 	OPT_HELP = 'h',
 };
 
@@ -73,6 +74,7 @@ static const struct option xio_long_opts[] = {
 	{ "egress", required_argument, NULL, OPT_EGRESS },
 	{ "xdp-mode", required_argument, NULL, OPT_XDP_MODE },
 	{ "xdp-attach", required_argument, NULL, OPT_XDP_ATTACH },
+	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -93,7 +95,7 @@ void xio_config_default(struct xio_config *cfg)
 void xio_config_usage(const char *prog)
 {
 	printf("Usage: %s [EAL options] -- [options]\n"
-	       "       %s [options]            (no EAL options: EAL defaults, or the XDP driver)\n"
+	       "  or:  %s [options]            (no EAL options: EAL defaults, or the XDP driver)\n"
 	       "\n"
 	       "Narrows XIO v1 INT32 READ_REPLY payloads to UINT16 in place and forwards\n"
 	       "every frame (spec: docs/framing.md).\n"
@@ -134,6 +136,7 @@ void xio_config_usage(const char *prog)
 	       "  --stats-interval S    print a stats line every S seconds\n"
 	       "  --stats-json FILE     write the counters as JSON at exit\n"
 	       "  -h, --help            this text\n"
+	       "  --version             print the version\n"
 	       "\n"
 	       "Examples:\n"
 	       "  %s --no-huge --no-shconf --no-pci --lcores '0@0,1@1' \\\n"
@@ -459,6 +462,10 @@ int xio_config_parse(struct xio_config *cfg, int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, ":h", xio_long_opts, NULL)) != -1) {
 		if (opt == OPT_HELP) {
 			xio_config_usage(argv[0]);
+			return 1;
+		}
+		if (opt == OPT_VERSION) {
+			printf("xio-pipeline %s\n", XIO_VERSION_STRING);
 			return 1;
 		}
 		if (opt == ':') {

@@ -54,8 +54,8 @@ struct xio_config {
 void xio_config_default(struct xio_config *cfg);
 
 /* Parses the application options argv[0..argc) (argv[0] is the program
- * name). Returns 0; 1 when --help was printed (exit 0); -1 after printing
- * one line naming the bad option to stderr (exit non-zero). */
+ * name). Returns 0; 1 when --help or --version was printed (exit 0); -1
+ * after printing one line naming the bad option to stderr (exit non-zero). */
 int xio_config_parse(struct xio_config *cfg, int argc, char **argv);
 
 void xio_config_usage(const char *prog);

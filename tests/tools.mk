@@ -12,6 +12,6 @@ $(BUILD)/tests/narrow_pcap: tests/e2e/narrow_pcap.c $(TOOLS_PCAP_OBJ) $(STAGES_L
 
 .PHONY: tools
 tools: $(TOOLS_TEST_BINS)
-	BUILD=$(BUILD) bash tests/e2e/test_tools.sh
+	BUILD=$(BUILD) XIO_VERSION=$(XIO_VERSION) bash tests/e2e/test_tools.sh
 
 TESTS += tools

@@ -12,6 +12,7 @@
 #      errors) with one clear message.
 set -u
 BUILD=${BUILD:-build}
+XIO_VERSION=${XIO_VERSION:?the Makefile passes XIO_VERSION}
 GEN=$BUILD/xio-gen
 VERIFY=$BUILD/xio-verify
 NARROW=$BUILD/tests/narrow_pcap
@@ -332,35 +333,35 @@ has "xio-verify: stream 1: all 100000 tokens present once and equal, 278 frames"
 echo "--- bad command lines"
 G() { "$GEN" --tokens "$T/tok.bin" --out "$T/bad.pcap" "$@"; }
 run 2 "gen: no arguments" "$GEN"
-has "xio-gen: --tokens FILE is required"
+has "xio-gen: --tokens FILE is required (try --help)"
 run 2 "gen: no --out" "$GEN" --tokens "$T/tok.bin"
-has "xio-gen: --out CAP.pcap is required"
+has "xio-gen: --out CAP.pcap is required (try --help)"
 run 2 "gen: port 0" G --port 0
-has "xio-gen: --port '0': expected a number in 1..65535"
+has "xio-gen: --port '0': expected a number in 1..65535 (try --help)"
 run 2 "gen: port 70000" G --port 70000
-has "xio-gen: --port '70000': expected a number in 1..65535"
+has "xio-gen: --port '70000': expected a number in 1..65535 (try --help)"
 run 2 "gen: port abc" G --port abc
-has "xio-gen: --port 'abc': expected a number in 1..65535"
+has "xio-gen: --port 'abc': expected a number in 1..65535 (try --help)"
 run 2 "gen: mtu 9001" G --mtu 9001
-has "xio-gen: --mtu '9001': expected a number in 1..9000"
+has "xio-gen: --mtu '9001': expected a number in 1..9000 (try --help)"
 run 2 "gen: mtu 63" G --mtu 63
-has "xio-gen: --mtu 63: too small to carry one token over IPv4 (minimum 64)"
+has "xio-gen: --mtu 63: too small to carry one token over IPv4 (minimum 64) (try --help)"
 run 2 "gen: mtu 83 IPv6" G --mtu 83 --ipv6
-has "xio-gen: --mtu 83: too small to carry one token over IPv6 (minimum 84)"
+has "xio-gen: --mtu 83: too small to carry one token over IPv6 (minimum 84) (try --help)"
 run 2 "gen: vlan 4096" G --vlan 4096
-has "xio-gen: --vlan '4096': expected a number in 0..4095"
+has "xio-gen: --vlan '4096': expected a number in 0..4095 (try --help)"
 run 2 "gen: three vlans" G --vlan 1 --vlan 2 --vlan 3
-has "xio-gen: --vlan given more than twice (at most 2 tags)"
+has "xio-gen: --vlan given more than twice (at most 2 tags) (try --help)"
 run 2 "gen: negative stream" G --stream -1
-has "xio-gen: --stream '-1': expected a number in 0..4294967295"
+has "xio-gen: --stream '-1': expected a number in 0..4294967295 (try --help)"
 run 2 "gen: too many faults" G --drop 10 --corrupt 5
-has "xio-gen: the faults ask for 15 distinct frames but the stream has 14 frames carrying tokens"
+has "xio-gen: the faults ask for 15 distinct frames but the stream has 14 frames carrying tokens (try --help)"
 run 2 "gen: unknown option" G --bogus
-has "xio-gen: unknown or ambiguous option '--bogus'"
+has "xio-gen: unknown or ambiguous option '--bogus' (try --help)"
 run 2 "gen: missing value" G --port
-has "xio-gen: option '--port' needs a value"
+has "xio-gen: option '--port' needs a value (try --help)"
 run 2 "gen: stray argument" G extra
-has "xio-gen: unexpected argument 'extra'"
+has "xio-gen: unexpected argument 'extra' (try --help)"
 run 1 "gen: missing token file" "$GEN" --tokens "$T/none.bin" --out "$T/bad.pcap"
 has "xio-gen: $T/none.bin: No such file or directory"
 printf 'abcde' >"$T/odd.bin"
@@ -371,17 +372,19 @@ has_re "^xio-gen: $T/no/such/dir.pcap: No such file or directory$"
 if [ -e "$T/bad.pcap" ]; then bad "a failed xio-gen left $T/bad.pcap"; else ok; fi
 run 0 "gen: --help" "$GEN" --help
 has "Usage: xio-gen --tokens FILE --out CAP.pcap [options]"
+run 0 "gen: --version" "$GEN" --version
+has "xio-gen $XIO_VERSION"
 
 run 2 "verify: no arguments" "$VERIFY"
-has "xio-verify: --capture CAP.pcap is required"
+has "xio-verify: --capture CAP.pcap is required (try --help)"
 run 2 "verify: no --tokens" "$VERIFY" --capture "$T/good.n.pcap"
-has "xio-verify: --tokens FILE is required"
+has "xio-verify: --tokens FILE is required (try --help)"
 run 2 "verify: port 0" V --capture "$T/good.n.pcap" --port 0
-has "xio-verify: --port '0': expected a number in 1..65535"
+has "xio-verify: --port '0': expected a number in 1..65535 (try --help)"
 run 2 "verify: bad stream" V --capture "$T/good.n.pcap" --stream x
-has "xio-verify: --stream 'x': expected a number in 0..4294967295"
+has "xio-verify: --stream 'x': expected a number in 0..4294967295 (try --help)"
 run 2 "verify: unknown option" V --capture "$T/good.n.pcap" --frobnicate
-has "xio-verify: unknown or ambiguous option '--frobnicate'"
+has "xio-verify: unknown or ambiguous option '--frobnicate' (try --help)"
 run 2 "verify: missing capture" V --capture "$T/none.pcap"
 has "xio-verify: $T/none.pcap: No such file or directory"
 run 2 "verify: not a pcap" V --capture "$T/tok.bin"
@@ -396,6 +399,8 @@ run 2 "verify: capture cut in a record" V --capture "$T/short.pcap"
 has_re "^xio-verify: $T/short.pcap: truncated dump file"
 run 0 "verify: --help" "$VERIFY" --help
 has "Usage: xio-verify --capture CAP.pcap --tokens FILE [--port P] [--stream ID] [--out FILE.u16]"
+run 0 "verify: --version" "$VERIFY" --version
+has "xio-verify $XIO_VERSION"
 
 echo "tools: $pass checks passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""ctypes declarations of libxio (client/xio.h) and where the library is.
+
+The library is, in order: $XIO_LIB (a path to libxio.so); build/libxio.so of
+the checkout this package lives in (client/python/xio/ -> ../../../build/);
+a libxio.so.0 the dynamic loader finds.
+"""
+import ctypes
+import ctypes.util
+import os
+
+c_u32, c_u64, c_i32 = ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int32
+
+
+class Error(ctypes.Structure):
+    _fields_ = [("code", c_i32), ("server_code", c_u32), ("msg", ctypes.c_char * 256)]
+
+
+class Opts(ctypes.Structure):
+    _fields_ = [(name, c_u32) for name in (
+        "chunk_tokens", "window", "timeout_ms", "retries", "max_count", "rcvbuf", "crc",
+        "saturate")]
+
+
+STATS_FIELDS = (
+    "tokens", "bytes", "datagrams", "bytes_received", "replies_uint16", "replies_int32",
+    "data_replies", "answers", "requests", "re_requests", "timeouts", "duplicates",
+    "crc_errors", "malformed", "ignored", "clamped", "refused", "srtt_us", "rttvar_us",
+    "rto_us", "rcvbuf")
+
+
+class Stats(ctypes.Structure):
+    _fields_ = [(name, c_u64) for name in STATS_FIELDS]
+
+
+class Stat(ctypes.Structure):
+    _fields_ = [("size", c_u64), ("tokens", c_u64), ("mtime_ns", c_u64), ("is_tokens", c_u32)]
+
+
+class StreamOpts(ctypes.Structure):
+    _fields_ = [("first", c_u64), ("count", c_u64), ("batch_tokens", c_u64), ("depth", c_u32),
+                ("rank", c_u32), ("world", c_u32)]
+
+
+def _find():
+    env = os.environ.get("XIO_LIB")
+    if env:
+        return env
+    here = os.path.dirname(os.path.abspath(__file__))
+    built = os.path.join(here, "..", "..", "..", "build", "libxio.so")
+    if os.path.exists(built):
+        return os.path.normpath(built)
+    found = ctypes.util.find_library("xio")
+    if found:
+        return found
+    raise ImportError("xio: libxio.so not found: build it (make) in the checkout of this "
+                      "package, or set XIO_LIB to its path")
+
+
+def _declare(lib):
+    p, vp = ctypes.POINTER, ctypes.c_void_p
+    sigs = {
+        "xio_code_name": (ctypes.c_char_p, [ctypes.c_int]),
+        "xio_opts_init": (None, [p(Opts)]),
+        "xio_connect": (ctypes.c_int, [ctypes.c_char_p, p(Opts), p(vp), p(Error)]),
+        "xio_close": (None, [vp]),
+        "xio_stat": (ctypes.c_int, [vp, ctypes.c_char_p, p(Stat), p(Error)]),
+        "xio_read": (ctypes.c_int, [vp, ctypes.c_char_p, c_u64, c_u64, vp, p(Error)]),
+        "xio_read_bytes": (ctypes.c_int, [vp, ctypes.c_char_p, c_u64, c_u64, vp, p(Error)]),
+        "xio_client_stats": (None, [vp, p(Stats)]),
+        "xio_shard": (ctypes.c_int, [c_u64, c_u64, c_u32, c_u32, p(c_u64), p(c_u64)]),
+        "xio_stream_opts_init": (None, [p(StreamOpts), c_u64]),
+        "xio_stream_open": (ctypes.c_int, [vp, ctypes.c_char_p, p(StreamOpts), p(vp), p(Error)]),
+        "xio_stream_next": (ctypes.c_int, [vp, p(p(ctypes.c_uint16)), p(ctypes.c_size_t),
+                                           p(Error)]),
+        "xio_stream_range": (None, [vp, p(c_u64), p(c_u64)]),
+        "xio_stream_stats": (None, [vp, p(Stats)]),
+        "xio_stream_close": (None, [vp]),
+    }
+    for name, (res, args) in sigs.items():
+        fn = getattr(lib, name)
+        fn.restype = res
+        fn.argtypes = args
+    return lib
+
+
+path = _find()
+lib = _declare(ctypes.CDLL(path))

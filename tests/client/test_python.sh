@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# make client-python: the Python binding against xcl-server on loopback
+# (UDP 22100-22101), with Debian's python3 and numpy; PYTHONPATH holds only
+# client/python, so the package must find build/libxio.so by itself (other
+# BUILD folders are passed as XIO_LIB). The torch tests run when torch
+# imports and are skipped otherwise.
+set -u
+. "$(dirname "$0")/lib.sh"
+server 22100 lossy --drop 3 --dup 3 --reorder 3 --late 2 --narrow 50 --corrupt 2 --garbage 3 --seed 11
+[ "$BUILD" = build ] || export XIO_LIB=$(cd "$BUILD" && pwd)/libxio.so
+XCL_SERVER=127.0.0.1:22100 XCL_DEAD=127.0.0.1:22101 XCL_WANT=$T/want XCL_ROOT=$T/root \
+	PYTHONPATH=$PWD/client/python $PY "$HERE/test_xio.py"

@@ -1,0 +1,150 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+# tests/client/test_xio.py: the Python binding (client/python/xio) against
+# xcl-server (started by test_python.sh: XCL_SERVER host:port, XCL_WANT the
+# expected outputs of make_data.py). Every array is compared whole with
+# numpy's narrowing of the source; xio.torch when torch imports.
+import os
+import threading
+import unittest
+
+import numpy as np
+
+import xio
+
+SERVER = os.environ["XCL_SERVER"]
+WANT = os.environ["XCL_WANT"]
+DEAD = os.environ["XCL_DEAD"]
+
+
+def want(name):
+    return np.fromfile(os.path.join(WANT, name), dtype="<u2")
+
+
+class ClientTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tok = want("tok.u16")
+
+    def setUp(self):
+        self.c = xio.Client(SERVER, crc=True)
+
+    def tearDown(self):
+        self.c.close()
+
+    def test_found_by_itself(self):
+        self.assertNotIn("XIO_LIB", os.environ)
+        self.assertTrue(xio.library_path.endswith("build/libxio.so"), xio.library_path)
+
+    def test_stat(self):
+        st = self.c.stat("tok.bin")
+        self.assertEqual(st["tokens"], len(self.tok))
+        self.assertEqual(st["size"], 4 * len(self.tok))
+        self.assertTrue(st["is_tokens"])
+
+    def test_read_whole_and_part(self):
+        a = self.c.read("tok.bin")
+        self.assertEqual(a.dtype, np.uint16)
+        self.assertEqual(a.tobytes(), self.tok.tobytes())
+        b = self.c.read("tok.bin", 1_234_567, 89_012)
+        self.assertEqual(b.tobytes(), self.tok[1_234_567:1_234_567 + 89_012].tobytes())
+        self.assertEqual(len(self.c.read("tok.bin", 5, 0)), 0)
+        s = self.c.stats()
+        self.assertEqual(s["tokens"], len(self.tok) + 89_012)
+        self.assertGreater(s["re_requests"], 0)
+        self.assertGreater(s["replies_uint16"], 0)
+        self.assertGreater(s["replies_int32"], 0)
+        self.assertEqual(s["datagrams"], sum(s[k] for k in (
+            "replies_uint16", "replies_int32", "data_replies", "answers", "duplicates",
+            "crc_errors", "malformed", "ignored")))
+
+    def test_read_bytes(self):
+        raw = self.c.read_bytes("ds.idx")
+        with open(os.path.join(os.environ["XCL_ROOT"], "ds.idx"), "rb") as f:
+            self.assertEqual(raw.tobytes(), f.read())
+
+    def test_batches_in_order(self):
+        got = list(self.c.batches("tok.bin", 100_000, prefetch=3))
+        self.assertEqual([len(b) for b in got[:-1]], [100_000] * (len(got) - 1))
+        self.assertEqual(len(got[-1]), len(self.tok) % 100_000)
+        self.assertEqual(np.concatenate(got).tobytes(), self.tok.tobytes())
+
+    def test_batches_ranks_concatenate(self):
+        parts = []
+        for r in range(3):
+            it = self.c.batches("tok.bin", 65_536, prefetch=2, rank=r, world=3, copy=False)
+            f, n = xio.shard(0, len(self.tok), r, 3)
+            self.assertEqual((it.first, it.count), (f, n))
+            parts.append(np.concatenate([b.copy() for b in it]))
+            self.assertEqual(it.stats()["tokens"], n)
+        self.assertEqual(np.concatenate(parts).tobytes(), self.tok.tobytes())
+
+    def test_shared_by_threads(self):
+        out = {}
+
+        def reader(i):
+            out[i] = self.c.read("tok.bin", i * 500_000, 500_000)
+
+        ts = [threading.Thread(target=reader, args=(i,)) for i in range(4)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        self.assertEqual(np.concatenate([out[i] for i in range(4)]).tobytes(),
+                         self.tok[:2_000_000].tobytes())
+
+    def test_errors(self):
+        with self.assertRaises(xio.XioError) as e:
+            self.c.read("nope.bin", 0, 10)
+        self.assertEqual((e.exception.code_name, e.exception.server_code), ("server", 1))
+        self.assertIn("not_found", str(e.exception))
+        with self.assertRaises(xio.XioError) as e:
+            self.c.read("oor.bin")
+        self.assertEqual(e.exception.code_name, "token")
+        # the first met of the two: chunks arrive in parallel
+        self.assertRegex(str(e.exception), r"^oor.bin: token (123457 is 70000|1500000 is -3), "
+                         r"outside 0\.\.65535 \(saturate clamps it\)$")
+        with xio.Client(SERVER, saturate=True) as s:
+            self.assertEqual(s.read("oor.bin").tobytes(), want("oor.sat.u16").tobytes())
+            self.assertEqual(s.stats()["clamped"], 2)
+        with self.assertRaises(xio.XioError) as e:
+            xio.Client("[::1")
+        self.assertEqual(e.exception.code_name, "address")
+        with xio.Client(DEAD, timeout_ms=50, retries=1) as d:
+            with self.assertRaises(xio.XioError) as e:
+                d.stat("tok.bin")
+        self.assertEqual(e.exception.code_name, "timeout")
+        self.assertIn("after 2 tries", str(e.exception))
+
+
+try:
+    import torch
+    from xio.torch import TokenDataset
+except ImportError:
+    torch = None
+
+
+@unittest.skipIf(torch is None, "torch does not import (python3-torch is optional)")
+class TorchTest(unittest.TestCase):
+    def test_ranks_and_workers_see_every_sample_once(self):
+        ctx, first, count = 1000, 300_001, 200_000
+        tok = want("tok.u16")[first:first + count].astype(np.int64)
+        nsamples = (count - 1) // ctx
+        expected = {tok[k * ctx:k * ctx + ctx].tobytes(): k for k in range(nsamples)}
+        seen = []
+        for rank in range(2):
+            ds = TokenDataset(SERVER, "tok.bin", ctx, rank=rank, world=2, first=first,
+                              count=count, samples_per_batch=7, prefetch=2, crc=True)
+            loader = torch.utils.data.DataLoader(ds, batch_size=4, num_workers=2)
+            for x, y in loader:
+                self.assertEqual(x.dtype, torch.int64)
+                self.assertEqual(x.shape[1], ctx)
+                for xi, yi in zip(x.numpy(), y.numpy()):
+                    k = expected[xi.tobytes()]
+                    self.assertEqual(yi.tobytes(), tok[k * ctx + 1:k * ctx + ctx + 1].tobytes())
+                    seen.append(k)
+        self.assertEqual(sorted(seen), list(range(nsamples)))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
