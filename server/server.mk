@@ -25,3 +25,4 @@ $(SERVER_BIN): $(BUILD)/apps/xio-server.o $(SERVER_LIB) $(XIO_CLI_OBJ) $(STAGES_
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(SERVER_LIBS)
 
 ALL += $(SERVER_BIN)
+INSTALL_BINS += $(SERVER_BIN)

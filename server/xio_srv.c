@@ -25,14 +25,6 @@ struct xio_srv {
 	uint64_t t0_ns, t1_ns;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static struct xio_srv_worker *worker_new(struct xio_srv *s, unsigned id)
 {
 	size_t size = (sizeof(struct xio_srv_worker) + 63) & ~(size_t)63;
@@ -137,14 +129,14 @@ void xio_srv_serve(struct xio_srv *s)
 	for (unsigned i = 0; i < s->n; i++)
 		if (pthread_create(&s->w[i]->thread, NULL, xio_srv_worker_main, s->w[i]) != 0)
 			xio_cli_fail("cannot start worker %u", i);
-	s->t0_ns = prev_t = now_ns();
+	s->t0_ns = prev_t = xio_srv_now_ns();
 	next = s->t0_ns + interval;
 	for (;;) {
 		uint64_t now;
 
 		if (sigtimedwait(&s->sigs, NULL, &tick) > 0)
 			break;
-		now = now_ns();
+		now = xio_srv_now_ns();
 		sum(s, &now_c);
 		if (time_up(s, &now_c, now))
 			break;
@@ -156,7 +148,7 @@ void xio_srv_serve(struct xio_srv *s)
 			next += interval;
 		}
 	}
-	s->t1_ns = now_ns();
+	s->t1_ns = xio_srv_now_ns();
 	__atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < s->n; i++)
 		pthread_join(s->w[i]->thread, NULL);

@@ -17,12 +17,11 @@
 #include "xio_cli.h"
 #include "xio_msg.h"
 #include "xio_srv_config.h"
+#include "xio_srv_files.h"
 
 static void usage(void)
 {
-	printf("Usage: %s --root DIR [--bind ADDR] [--port P] [--allow CIDR[,CIDR...]|any]\n"
-	       "           [--mtu N] [--rate GBIT] [--threads N] [--stats-json FILE]\n"
-	       "           [--stats-interval S] [--duration S] [--idle-exit MS] [--help] [--version]\n"
+	printf("Usage: %s --root DIR [options]\n"
 	       "Answers the XIO read protocol (xio-read-v1.md) with the files of DIR:\n"
 	       "STAT_REQUEST and READ_REQUEST from the networks of --allow, over UDP.\n"
 	       "\n"
@@ -97,6 +96,9 @@ static void open_root(struct xio_srv_config *c)
 	c->rootfd = open(c->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (c->rootfd < 0)
 		xio_cli_usage_error("--root '%s': %s", c->root, strerror(errno));
+	if (xio_srv_files_probe(c->rootfd) < 0)
+		xio_cli_fail("--root '%s': cannot confine paths to it (openat2 with "
+			     "RESOLVE_BENEATH, Linux 5.6): %s", c->root, strerror(errno));
 }
 
 static void build_allow(struct xio_srv_config *c, const char *spec)

@@ -53,6 +53,16 @@ static int open_beneath(int rootfd, const char *path, uint64_t flags)
 	return fd;
 }
 
+int xio_srv_files_probe(int rootfd)
+{
+	int fd = open_beneath(rootfd, ".", O_PATH);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
 static int open_error(int err, const char **why)
 {
 	switch (err) {

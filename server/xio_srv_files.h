@@ -44,6 +44,10 @@ struct xio_srv_fileinfo {
 	uint64_t mtime_ns;
 };
 
+/* 0 when the kernel resolves paths beneath rootfd (openat2, Linux 5.6);
+ * -1 with errno otherwise. */
+int xio_srv_files_probe(int rootfd);
+
 /* A cache of cap files under the directory rootfd (not owned). Returns 0, or
  * -1 when out of memory. */
 int xio_srv_files_init(struct xio_srv_files *f, int rootfd, unsigned cap);

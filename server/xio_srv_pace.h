@@ -9,6 +9,7 @@
 #define XIO_SRV_PACE_H
 
 #include <stdint.h>
+#include <time.h>
 
 #define XIO_SRV_PACE_DEPTH (128u << 10) /* burst credit, bytes */
 
@@ -17,6 +18,15 @@ struct xio_srv_pace {
 	uint64_t depth_ns;
 	uint64_t tat; /* theoretical arrival time of the next byte, ns */
 };
+
+/* CLOCK_MONOTONIC in ns: the bucket's clock, and the server's. */
+static inline uint64_t xio_srv_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 /* gbit: Gbit/s of UDP payload, 0 for no pacing. */
 void xio_srv_pace_init(struct xio_srv_pace *p, double gbit);

@@ -128,7 +128,9 @@ static void read_local(struct msghdr *m, struct xio_srv_dest *d)
 		}
 		if (cm->cmsg_level == IPPROTO_IPV6 && cm->cmsg_type == IPV6_PKTINFO && !d->v4) {
 			memcpy(&d->local.v6, CMSG_DATA(cm), sizeof(d->local.v6));
-			d->local.v6.ipi6_ifindex = 0;
+			/* a link-local source needs its interface; others route freely */
+			if (!IN6_IS_ADDR_LINKLOCAL(&d->local.v6.ipi6_addr))
+				d->local.v6.ipi6_ifindex = 0;
 			if (!IN6_IS_ADDR_MULTICAST(&d->local.v6.ipi6_addr))
 				d->local_kind = IPV6_PKTINFO;
 		}
@@ -228,27 +230,21 @@ static unsigned flush(struct xio_srv_sock *s, unsigned lo, unsigned hi,
 			continue;
 		if (s->tx_dgrams[lo] > 1 && (err == EIO || err == EINVAL)) {
 			report(s, &s->tx[lo].msg_hdr, err,
-			       "UDP GSO refused (TX checksum offload off, or --mtu above the "
-			       "interface's MTU): one datagram per message from now on");
+			       "UDP GSO refused (IPsec on the route, no TX checksum offload on older "
+			       "kernels): one datagram per message from now on");
 			s->gso = false;
 			return lo;
 		}
 		XIO_SRV_ADD(c->send_errors, s->tx_dgrams[lo]);
 		if (!s->warned)
 			report(s, &s->tx[lo].msg_hdr, err,
-			       "counted in send_errors (further errors only counted)");
+			       err == EMSGSIZE ? "is --mtu above the interface's MTU? counted in "
+			       "send_errors (further errors only counted)"
+			       : "counted in send_errors (further errors only counted)");
 		s->warned = true;
 		lo++;
 	}
 	return hi;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static void sleep_ns(uint64_t ns)
@@ -269,7 +265,7 @@ static unsigned send_paced(struct xio_srv_sock *s, unsigned m, struct xio_srv_pa
 
 	if (pace->ns_per_byte > 0) {
 		for (unsigned k = 0; k < m; k++) {
-			uint64_t wait = xio_srv_pace_take(pace, s->tx_iov[k].iov_len, now_ns());
+			uint64_t wait = xio_srv_pace_take(pace, s->tx_iov[k].iov_len, xio_srv_now_ns());
 
 			if (wait == 0)
 				continue;

@@ -67,6 +67,10 @@ int xio_srv_train_fill(struct xio_srv_train *t, const struct xio_srv_read *r, ui
 
 	if (seq0 >= total)
 		return 0;
+	if (room == 0) {
+		errno = EMSGSIZE; /* a datagram larger than the buffer */
+		return -1;
+	}
 	if (room > XIO_SRV_TRAIN_SLOTS)
 		room = XIO_SRV_TRAIN_SLOTS;
 	n = (unsigned)(total - seq0 < room ? total - seq0 : room);

@@ -53,13 +53,15 @@ struct xio_srv_train {
 	struct iovec iov[XIO_SRV_TRAIN_SLOTS];
 };
 
-/* Allocates a batch buffer of cap bytes (at least one datagram). */
+/* Allocates a batch buffer of cap bytes (XIO_SRV_TRAIN_BYTES holds any
+ * datagram up to an MTU of 9000). */
 int xio_srv_train_init(struct xio_srv_train *t, size_t cap);
 void xio_srv_train_fini(struct xio_srv_train *t);
 
 /* Builds datagrams seq0, seq0 + 1, ... of r, as many as the buffer holds,
  * into *b. Returns the number built, 0 when seq0 is past the last, or -1
- * when the file could not be read (errno; ENODATA: it ended early). */
+ * when the file could not be read (errno; ENODATA: it ended early;
+ * EMSGSIZE: one datagram is larger than the buffer). */
 int xio_srv_train_fill(struct xio_srv_train *t, const struct xio_srv_read *r, uint64_t seq0,
 		       struct xio_srv_batch *b);
 

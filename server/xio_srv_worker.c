@@ -8,15 +8,8 @@
 
 #include "xio_srv_worker.h"
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-void xio_srv_worker_flush(struct xio_srv_worker *w)
+/* Sends the single answers collected so far. */
+static void flush_replies(struct xio_srv_worker *w)
 {
 	if (w->nreply == 0)
 		return;
@@ -39,7 +32,7 @@ static void queue_reply(struct xio_srv_worker *w, size_t len, const struct xio_s
 	if (code)
 		XIO_SRV_ADD(c->errors[code], 1);
 	if (w->nreply == XIO_SRV_RX_BATCH)
-		xio_srv_worker_flush(w);
+		flush_replies(w);
 }
 
 /* A READ answer: its train, batch by batch; a file that cannot be read
@@ -51,7 +44,7 @@ static void send_read(struct xio_srv_worker *w, const struct xio_srv_read *r,
 	uint64_t seq = 0;
 	int n;
 
-	xio_srv_worker_flush(w);
+	flush_replies(w);
 	while ((n = xio_srv_train_fill(&w->train, r, seq, &b)) > 0) {
 		XIO_SRV_ADD(w->counters.file_bytes, b.file_bytes);
 		xio_srv_sock_send_batch(&w->sock, &b, d, w->pace, &w->counters);
@@ -66,8 +59,9 @@ static void send_read(struct xio_srv_worker *w, const struct xio_srv_read *r,
 									: XIO_SRV_ANS_READ], 1);
 }
 
-void xio_srv_worker_serve(struct xio_srv_worker *w, const uint8_t *dg, size_t len,
-			  const struct xio_srv_dest *d)
+/* Answers one received datagram. */
+static void serve(struct xio_srv_worker *w, const uint8_t *dg, size_t len,
+		  const struct xio_srv_dest *d)
 {
 	struct xio_srv_counters *c = &w->counters;
 	struct xio_srv_answer a;
@@ -106,15 +100,15 @@ void *xio_srv_worker_main(void *arg)
 			continue;
 		}
 		if (n > 0)
-			__atomic_store_n(&w->counters.last_rx_ns, now_ns(), __ATOMIC_RELAXED);
+			__atomic_store_n(&w->counters.last_rx_ns, xio_srv_now_ns(), __ATOMIC_RELAXED);
 		for (int i = 0; i < n; i++) {
 			struct xio_srv_dest d;
 			size_t len;
 			const uint8_t *dg = xio_srv_sock_rx(&w->sock, (unsigned)i, &len, &d);
 
-			xio_srv_worker_serve(w, dg, len, &d);
+			serve(w, dg, len, &d);
 		}
-		xio_srv_worker_flush(w);
+		flush_replies(w);
 		__atomic_store_n(&w->counters.cache_hits, w->files.hits, __ATOMIC_RELAXED);
 		__atomic_store_n(&w->counters.cache_opens, w->files.opens, __ATOMIC_RELAXED);
 	}

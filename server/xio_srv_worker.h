@@ -41,11 +41,4 @@ struct xio_srv_worker {
 /* The worker's loop (pthread start routine; arg: the worker). */
 void *xio_srv_worker_main(void *arg);
 
-/* Answers one received datagram: what the loop does for each. */
-void xio_srv_worker_serve(struct xio_srv_worker *w, const uint8_t *dg, size_t len,
-			  const struct xio_srv_dest *d);
-
-/* Sends the single answers collected so far. */
-void xio_srv_worker_flush(struct xio_srv_worker *w);
-
 #endif /* XIO_SRV_WORKER_H */

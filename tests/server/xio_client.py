@@ -9,10 +9,10 @@ message naming the first difference; --tally FILE writes what the server
 must have counted for this client's datagrams (tests/server/e2e.sh adds the
 tallies up and compares them with the server's stats JSON, key by key).
 
-  wait     STAT until the server answers (readiness)
   read     a file, STAT then READ_REQUESTs one at a time, every datagram in
            order, exactly once, compared with the original
   errors   one request per ERROR_REPLY code, the exact code back
+  expect   one request, one ERROR_REPLY of a given code back
   hostile  N hostile datagrams (garbage, replies, bad and refused requests,
            paths out of the root), every answer checked, none where none is due
   refused  requests from an address outside --allow: no answer at all
@@ -124,7 +124,7 @@ class Tally(dict):
 
 
 class Client:
-    def __init__(self, args, source=None):
+    def __init__(self, args):
         self.server = args.server
         self.port = args.port
         info = socket.getaddrinfo(args.server, args.port, type=socket.SOCK_DGRAM)[0]
@@ -134,8 +134,8 @@ class Client:
             self.sock.setsockopt(socket.SOL_SOCKET, 33, 32 << 20)  # SO_RCVBUFFORCE
         except OSError:
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32 << 20)
-        if source:
-            self.sock.bind((source, 0))
+        if args.source:
+            self.sock.bind((args.source, 0))
         self.timeout = args.timeout
         self.sid = random.Random(os.getpid()).randrange(1, 1 << 30)
         self.tally = Tally()
@@ -191,23 +191,13 @@ class Client:
         return (size, mtime), 0
 
 
-def cmd_wait(args):
-    c = Client(args)
-    deadline = time.time() + args.for_s
-    while time.time() < deadline:
-        sid = c.stream_id()
-        c.send(request(STAT_REQUEST, sid, args.path))
-        dg = c.recv(0.1)
-        if dg is not None:
-            return
-    fail("no answer from %s port %d in %.1f s" % (args.server, args.port, args.for_s))
-
-
 def read_range(c, args, path, first, count, units, width, options):
     """One READ_REQUEST: its datagrams in order, checked; yields payloads."""
     sid = c.stream_id()
     c.send(request(READ_REQUEST, sid, path, first, count, args.max_count, options))
     c.tally.sent_request(READ_REQUEST)
+    if args.say_sent:
+        print("xio_client: READ [%d, +%d) sent" % (first, count), flush=True)
     end = min(first + count, units)
     limit = args.max_count or (1 << 32)
     seq, at = 0, first
@@ -221,7 +211,8 @@ def read_range(c, args, path, first, count, units, width, options):
         if h["stream_id"] != sid:
             fail("%s: stream_id %d, expected %d" % (where, h["stream_id"], sid))
         if h["opcode"] == ERROR_REPLY:
-            fail("%s: ERROR_REPLY %s" % (where, ERRORS.get(struct.unpack(">I", dg[HDR:HDR + 4])[0])))
+            code = struct.unpack(">I", dg[HDR:HDR + 4])[0]
+            fail("%s: ERROR_REPLY %s" % (where, ERRORS.get(code, code)))
         want_op, want_dt = (DATA_REPLY, 0) if raw else (READ_REPLY, INT32)
         if h["opcode"] != want_op or h["dtype"] != want_dt:
             fail("%s: opcode %d dtype %d" % (where, h["opcode"], h["dtype"]))
@@ -265,12 +256,17 @@ def cmd_read(args):
     units = size if args.raw else size // 4
     out = bytearray(units * width)
     first = args.first
+    start = time.monotonic()
     while first < units and (args.count is None or first < args.first + args.count):
         count = args.chunk if args.count is None else min(args.chunk,
                                                             args.first + args.count - first)
         for at, payload in read_range(c, args, args.path, first, count, units, width, options):
             out[at * width:at * width + len(payload)] = payload
         first += count
+    took = time.monotonic() - start
+    if took < args.min_seconds:
+        fail("%s: read in %.3f s, faster than --rate allows (%.3f s)" % (args.path, took,
+                                                                          args.min_seconds))
     c.expect_silence(0.2, "after the last READ answer")
     with open(args.compare, "rb") as f:
         f.seek(args.first * width)
@@ -322,6 +318,19 @@ def check_error(c, dg, sid, first, code, what):
     c.tally["errors_by_code"][ERRORS[code]] += 1
 
 
+def cmd_expect(args):
+    c = Client(args)
+    code = {v: k for k, v in ERRORS.items()}[args.code]
+    op = STAT_REQUEST if args.stat else READ_REQUEST
+    sid = c.stream_id()
+    c.send(request(op, sid, args.path, args.first, 0 if args.stat else args.count))
+    c.tally.sent_request(op)
+    check_error(c, c.recv(), sid, args.first, code, "%s %s" % ("STAT" if args.stat else "READ",
+                                                              args.path))
+    c.tally.save(args.tally)
+    print("xio_client: %s: ERROR_REPLY %s" % (args.path, args.code))
+
+
 def cmd_errors(args):
     c = Client(args)
     for (op, path, first, count), code in error_cases():
@@ -361,8 +370,9 @@ def hostile_datagram(rng, c, kind):
         return bytes(dg), None
     if kind == "reply":
         op = rng.choice([0, READ_REPLY, ERROR_REPLY, STAT_REPLY, DATA_REPLY, 7, 0x80, 0xFF])
+        body = bytes(rng.randrange(256) for _ in range(rng.randrange(64)))
         return header(op, sid, rng.randrange(1 << 20), rng.randrange(400), flags=LAST,
-                      dtype=INT32) + bytes(rng.randrange(256) for _ in range(rng.randrange(64))), None
+                      dtype=INT32) + body, None
     first = rng.randrange(1 << 16)
     if kind == "bad_request":
         case = rng.randrange(9)
@@ -383,7 +393,8 @@ def hostile_datagram(rng, c, kind):
         elif case == 5:
             dg = request(op, sid, "tokens.bin", first, count, path_len=200)  # past the end
         elif case == 6:
-            dg = request(op, sid, "tokens.bin", first, count, options=rng.choice([4, 8, 0x80, 0xFC]))
+            dg = request(op, sid, "tokens.bin", first, count,
+                         options=rng.choice([4, 8, 0x80, 0xFC]))
         elif case == 7:
             dg = request(op, sid, "tokens.bin", first, 0)
         else:
@@ -460,7 +471,9 @@ def drain(c, pending, sync):
 
 
 def cmd_refused(args):
-    c = Client(args, source=args.source)
+    if not args.source:
+        fail("refused: give --source, an address outside the server's --allow")
+    c = Client(args)
     for i in range(args.count):
         c.send(request(READ_REQUEST if i % 2 else STAT_REQUEST, c.stream_id(), args.path, 0,
                        1 if i % 2 else 0))
@@ -506,10 +519,8 @@ def main():
     p.add_argument("--port", type=int, default=7910)
     p.add_argument("--timeout", type=float, default=5.0)
     p.add_argument("--tally")
+    p.add_argument("--source", help="local address to send from")
     sub = p.add_subparsers(dest="cmd", required=True)
-    w = sub.add_parser("wait")
-    w.add_argument("--path", default="tokens.bin")
-    w.add_argument("--for-s", type=float, default=10.0)
     r = sub.add_parser("read")
     r.add_argument("--path", required=True)
     r.add_argument("--compare", required=True)
@@ -520,20 +531,27 @@ def main():
     r.add_argument("--count", type=int)
     r.add_argument("--max-count", type=int, default=0)
     r.add_argument("--expect-per", type=int, default=0)
+    r.add_argument("--min-seconds", type=float, default=0.0)
+    r.add_argument("--say-sent", action="store_true", help="print a line as each READ goes")
     sub.add_parser("errors")
+    e = sub.add_parser("expect")
+    e.add_argument("--path", required=True)
+    e.add_argument("--code", required=True, choices=sorted(ERRORS.values()))
+    e.add_argument("--stat", action="store_true")
+    e.add_argument("--first", type=int, default=0)
+    e.add_argument("--count", type=int, default=1)
     h = sub.add_parser("hostile")
     h.add_argument("--count", type=int, default=20000)
     h.add_argument("--seed", type=int, default=1)
     h.add_argument("--path", default="tokens.bin")
     f = sub.add_parser("refused")
-    f.add_argument("--source", required=True)
     f.add_argument("--count", type=int, default=50)
     f.add_argument("--path", default="tokens.bin")
     k = sub.add_parser("check")
     k.add_argument("--stats", required=True)
     k.add_argument("tally", nargs="+")
     args = p.parse_args()
-    {"wait": cmd_wait, "read": cmd_read, "errors": cmd_errors, "hostile": cmd_hostile,
+    {"read": cmd_read, "errors": cmd_errors, "expect": cmd_expect, "hostile": cmd_hostile,
      "refused": cmd_refused, "check": cmd_check}[args.cmd](args)
 
 
