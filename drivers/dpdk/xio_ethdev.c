@@ -29,6 +29,7 @@ int xio_ethdev_socket(uint16_t port)
 int xio_ethdev_probe(struct xio_port *p)
 {
 	struct rte_eth_dev_info info;
+	char hint[160];
 	int rc;
 
 	if (!rte_eth_dev_is_valid_port(p->id)) {
@@ -41,10 +42,12 @@ int xio_ethdev_probe(struct xio_port *p)
 		XIO_LOG(ERR, "port %u: cannot read device info: %s", p->id, rte_strerror(-rc));
 		return -1;
 	}
+	xio_ethdev_iface_probe(p, &info);
 	if (p->nb_rxq > info.max_rx_queues || p->nb_txq > info.max_tx_queues) {
-		XIO_LOG(ERR, "port %u (%s) has %u RX / %u TX queues, %u / %u needed (--rxq)",
+		xio_ethdev_queue_hint(p, RTE_MAX(p->nb_rxq, p->nb_txq), hint, sizeof(hint));
+		XIO_LOG(ERR, "port %u (%s) has %u RX / %u TX queues, %u / %u needed (--rxq)%s",
 			p->id, info.driver_name, info.max_rx_queues, info.max_tx_queues,
-			p->nb_rxq, p->nb_txq);
+			p->nb_rxq, p->nb_txq, hint);
 		return -1;
 	}
 	p->nb_rxd = XIO_NB_RXD;
@@ -75,6 +78,22 @@ struct rte_mempool *xio_ethdev_pool(unsigned n, uint32_t data_room, int socket)
 	return mp;
 }
 
+/* The largest MTU up to XIO_MAX_MTU that the ethdev layer accepts: within
+ * max_mtu, and a frame (MTU plus the overhead ethdev assumes) within
+ * max_rx_pktlen, which some PMDs (net_af_packet) report as 1518 whatever
+ * they can really take. */
+static uint32_t xio_ethdev_max_mtu(const struct rte_eth_dev_info *info)
+{
+	uint32_t mtu = RTE_MIN((uint32_t)XIO_MAX_MTU, (uint32_t)info->max_mtu);
+	uint32_t overhead = info->max_mtu != UINT16_MAX && info->max_rx_pktlen > info->max_mtu ?
+				    info->max_rx_pktlen - info->max_mtu :
+				    RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+
+	if (info->max_rx_pktlen > overhead)
+		mtu = RTE_MIN(mtu, info->max_rx_pktlen - overhead);
+	return mtu;
+}
+
 /* The port configuration, masked by what the PMD can do. */
 static void xio_ethdev_conf(struct xio_port *p, const struct rte_eth_dev_info *info,
 			    uint32_t data_room, struct rte_eth_conf *conf)
@@ -92,8 +111,8 @@ static void xio_ethdev_conf(struct xio_port *p, const struct rte_eth_dev_info *i
 		conf->rxmode.offloads |= XIO_RX_CSUM;
 		p->rx_csum = true;
 	}
-	conf->rxmode.mtu = RTE_MIN((uint32_t)XIO_MAX_MTU, (uint32_t)info->max_mtu);
-	if (XIO_MAX_FRAME > data_room && p->nb_rxq > 0) {
+	conf->rxmode.mtu = xio_ethdev_max_mtu(info);
+	if (XIO_MAX_FRAME > data_room && p->nb_rxq > 0 && p->kind == XIO_PORT_OTHER) {
 		if (info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)
 			conf->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
 		else
@@ -102,7 +121,7 @@ static void xio_ethdev_conf(struct xio_port *p, const struct rte_eth_dev_info *i
 	}
 	if (info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
 		conf->txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
-	else if (p->nb_txq > 0 && XIO_MAX_FRAME > data_room)
+	else if (p->nb_txq > 0 && XIO_MAX_FRAME > data_room && p->kind == XIO_PORT_OTHER)
 		XIO_LOG(NOTICE, "port %u: does not announce multi-segment TX: chained frames "
 			"rely on the PMD (net_pcap copies them out)", p->id);
 	if (info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)

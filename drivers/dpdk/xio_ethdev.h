@@ -8,10 +8,12 @@
 #ifndef XIO_ETHDEV_H
 #define XIO_ETHDEV_H
 
+#include <net/if.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include <rte_ethdev.h>
 #include <rte_flow.h>
 #include <rte_mempool.h>
 
@@ -23,8 +25,16 @@
 #define XIO_NB_RXD 1024
 #define XIO_NB_TXD 1024
 
+/* PMDs on a Linux interface have needs of their own (xio_ethdev_iface.c). */
+enum xio_port_kind { XIO_PORT_OTHER = 0, XIO_PORT_AF_PACKET, XIO_PORT_AF_XDP };
+
 struct xio_port {
 	uint16_t id;
+	enum xio_port_kind kind;
+	char name[RTE_ETH_NAME_MAX_LEN]; /* kernel-interface PMDs: the vdev's name */
+	char ifname[IF_NAMESIZE];       /* their interface */
+	uint32_t if_mtu;                /* its MTU */
+	uint32_t framesz;               /* net_af_packet's framesz devarg */
 	uint16_t nb_rxq;        /* 0 for a port used only to transmit */
 	uint16_t nb_txq;        /* 0 for a port used only to receive */
 	uint16_t nb_rxd;        /* descriptors, after the PMD's adjustment */
@@ -55,6 +65,22 @@ int xio_ethdev_start(struct xio_port *p, uint16_t udp_port);
 /* Removes the rules, stops and closes the port (net_pcap flushes its output
  * file here). */
 void xio_ethdev_close(struct xio_port *p);
+
+/* Kernel-interface PMDs: records the kind, interface, MTU and framesz. */
+void xio_ethdev_iface_probe(struct xio_port *p, const struct rte_eth_dev_info *info);
+
+/* The largest frame the port can receive: from the interface's MTU for a
+ * PMD on a Linux interface, else XIO_MAX_FRAME. */
+uint32_t xio_ethdev_max_frame(const struct xio_port *p);
+
+/* Checks that a net_af_packet or net_af_xdp port can carry every frame,
+ * with mbufs of data_room bytes and frames of up to max_in bytes to send:
+ * 0, or -1 after logging what to change. 0 for other PMDs. */
+int xio_ethdev_iface_check(const struct xio_port *p, uint32_t data_room, uint32_t max_in);
+
+/* What sets the PMD's queue count to nq, for the error that there are too
+ * few ("" for other PMDs). */
+void xio_ethdev_queue_hint(const struct xio_port *p, unsigned nq, char *buf, size_t len);
 
 /* --list-ports: the EAL's ports and the RDMA devices, to out. */
 void xio_ethdev_list(FILE *out);
