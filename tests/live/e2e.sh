@@ -45,6 +45,7 @@ faults=${LIVE_FAULTS-loss dup reorder dpu-restart server-restart out-of-range}
 # timeout ceiling and more tries than its defaults (2 s, 16: the DPU is also
 # gone for 1.5 s plus its start); the re-requests and duplicates it needed are
 # printed, not asserted.
+rate=0.01
 paced_fetch=(--timeout-ms 2000 --retries 16)
 
 if [ "$(id -u)" -ne 0 ]; then
