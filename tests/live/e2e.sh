@@ -10,10 +10,9 @@
 # net_af_xdp): a 4 MiB INT32 token file (raw) and a Megatron int32 dataset
 # (megatron) are fetched; the outputs must equal an independent narrowing
 # (tests/live/live_data.py); every reply must be narrowed on the DPU (the
-# client's replies_int32 0, the pipeline's narrowed count in the storage->host
-# direction equal to the client's replies_uint16); ARP, ICMP, the requests and
-# other UDP must cross in both directions (the pipeline's per-direction
-# reasons). Then, on XDP kernel, faults, each ending byte-exact: loss,
+# client's replies_int32 0; the XIO datagrams the pipeline passed storage->host
+# are the ones the client received); ARP, ICMP, the requests and other UDP
+# must cross (the pipeline's per-direction reasons, a listener). Then, on XDP kernel, faults, each ending byte-exact: loss,
 # duplication and reordering at the storage's egress (build/live/xio-fault,
 # seeded), the DPU stopped with SIGINT in the middle of a paced read and
 # started again 1.5 s later, the server restarted in the middle of a read,
@@ -82,8 +81,22 @@ check() {
 	if "$@"; then ok; else bad "$what"; fi
 }
 
-# jv FILE FILTER: one value of a JSON file (jq), "null" when missing.
+# jv FILE FILTER: one value of a JSON file (jq): "null" when missing,
+# "unreadable" without the file.
 jv() { jq -r "$2" "$1" 2>/dev/null || echo "unreadable"; }
+
+# jn FILE FILTER: a number of a JSON file, for arithmetic; if it is none, 0,
+# and the run fails at the end (jn runs in a subshell: it leaves a mark).
+jn() {
+	local v
+	v=$(jv "$1" "$2")
+	if [[ "$v" =~ ^[0-9]+$ ]]; then
+		echo "$v"
+	else
+		echo "$(basename "$1") $2 is $v" | tee -a "$tmp/not-numbers" >&2
+		echo 0
+	fi
+}
 
 # expect WHAT FILE FILTER OP VALUE: a JSON value compared with test(1)'s OP.
 expect() {
@@ -121,18 +134,19 @@ stop_server() {
 
 # dpu_cmd DRIVER STATS: the DPU's command line for a driver.
 dpu_cmd() {
-	local eal="--no-huge --no-shconf --no-pci --lcores 0@0,1@1 -m 256"
+	local eal="--no-huge --no-shconf --no-pci --lcores 0@0,1@1 -m 256" pmd=net_${1#dpdk-}
 	case $1 in
 	xdp-kernel | xdp-afxdp)
-		echo "$pipeline --driver xdp --xdp-mode ${1#xdp-} --iface xd0 --egress xd1" ;;
+		echo "$pipeline --driver xdp --xdp-mode ${1#xdp-} --iface xd0 --egress xd1" \
+			"--bidirectional --stats-json $2" ;;
 	dpdk-af_packet | dpdk-af_xdp)
-		echo "$pipeline $eal --vdev net_${1#dpdk-}0,iface=xd0 --vdev net_${1#dpdk-}1,iface=xd1" \
-			"-- --driver dpdk --rx-port 0 --tx-port 1" ;;
+		echo "$pipeline $eal --vdev ${pmd}0,iface=xd0 --vdev ${pmd}1,iface=xd1" \
+			"-- --driver dpdk --rx-port 0 --tx-port 1 --bidirectional --stats-json $2" ;;
 	esac
-	echo " --bidirectional --stats-json $2"
 }
 
 DPU_PID=
+DPU_STATS=
 # start_dpu DRIVER STATS: the pipeline between xd0 (storage) and xd1 (host),
 # until the host reaches the storage through it.
 start_dpu() {
@@ -140,6 +154,7 @@ start_dpu() {
 	# shellcheck disable=SC2046
 	live_bg "$DPU" "$log" $(dpu_cmd "$1" "$2")
 	DPU_PID=$LIVE_PID
+	DPU_STATS=$2
 	if ! live_path_up 20; then
 		bad "$1: no path storage <-> host through xio-pipeline"
 		show "$log"
@@ -157,6 +172,8 @@ stop_dpu() {
 		show "$tmp/dpu-$1.log"
 		return 1
 	fi
+	check "$1: xio-pipeline stats JSON with both directions" \
+		jq -e '.directions.a_to_b and .directions.b_to_a' "$DPU_STATS" >/dev/null
 }
 
 # fetch NAME ARGS...: xio-fetch on the host; stats in $out/NAME.json, stderr
@@ -183,7 +200,7 @@ fetch_ok() {
 client_sum() {
 	local key=$1 n s=0
 	shift
-	for n in "$@"; do s=$((s + $(jv "$out/$n.json" ".$key"))); done
+	for n in "$@"; do s=$((s + $(jn "$out/$n.json" ".$key"))); done
 	echo "$s"
 }
 
@@ -197,8 +214,8 @@ narrowed_all() {
 	local what=$1 stats=$2 f narrowed=0 other=0 u16 dg rr
 	shift 2
 	for f in $stats; do
-		narrowed=$((narrowed + $(jv "$f" '.directions.a_to_b.reasons.narrowed')))
-		other=$((other + $(jv "$f" '.directions.a_to_b.reasons.not_reply')))
+		narrowed=$((narrowed + $(jn "$f" .directions.a_to_b.reasons.narrowed)))
+		other=$((other + $(jn "$f" .directions.a_to_b.reasons.not_reply)))
 	done
 	u16=$(client_sum replies_uint16 "$@")
 	dg=$(client_sum datagrams "$@")
@@ -297,7 +314,7 @@ fault_loss() {
 fault_dup() {
 	with_fault dup --seed 4 --dup 0.02 --max-dup 40 || return
 	local dups
-	dups=$(jv "$out/dup-fault.json" .duplicated)
+	dups=$(jn "$out/dup-fault.json" .duplicated)
 	check "dup: duplicated $dups, expected >= 10" [ "$dups" -ge 10 ]
 	expect "dup: client duplicates" "$out/dup.json" .duplicates -ge "$dups"
 }
@@ -386,7 +403,7 @@ fault_out_of_range() {
 	stop_dpu xdp-kernel || return
 	local kept nbad
 	nbad=$(wc -l <"$root/oor.txt")
-	kept=$(jv "$st" .directions.a_to_b.reasons.out_of_range)
+	kept=$(jn "$st" .directions.a_to_b.reasons.out_of_range)
 	# one datagram per bad token in each fetch, at least, and the saturating
 	# client got exactly its own
 	check "out-of-range: the pipeline kept $kept replies, expected >= $((nbad + 1))" [ "$kept" -gt "$nbad" ]
@@ -402,6 +419,7 @@ for f in $faults; do
 	"fault_${f//-/_}"
 done
 stop_server
+check "values that should be numbers: $(cat "$tmp/not-numbers" 2>/dev/null)" [ ! -e "$tmp/not-numbers" ]
 
 echo "e2e: $pass checks passed, $fail failed, $((SECONDS - start)) s"
 [ "$fail" -eq 0 ]
