@@ -29,6 +29,7 @@
 #include <linux/if_packet.h>
 #include <linux/pkt_cls.h>
 
+#include "xio_csum.h"
 #include "xio_fault.h"
 #include "xio_fault.skel.h"
 #include "xio_unit.h"
@@ -46,17 +47,6 @@ enum kind { K_REPLY, K_ARP, K_REQUEST, K_NO_MAGIC, K_FRAGMENT, K_OTHER_PORT, K_I
 
 static void put16(uint8_t *p, uint16_t v) { p[0] = v >> 8; p[1] = (uint8_t)v; }
 static void put32(uint8_t *p, uint32_t v) { put16(p, v >> 16); put16(p + 2, (uint16_t)v); }
-
-static uint16_t ip_csum(const uint8_t *p, unsigned n)
-{
-	uint32_t s = 0;
-
-	for (unsigned i = 0; i < n; i += 2)
-		s += (uint32_t)(p[i] << 8 | p[i + 1]);
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
-}
 
 /* A frame of kind k, number seq, len bytes (>= 14 + 40 + 8 + 32 for IP kinds). */
 static unsigned frame(uint8_t *f, enum kind k, uint32_t seq, unsigned len)
@@ -85,7 +75,7 @@ static unsigned frame(uint8_t *f, enum kind k, uint32_t seq, unsigned len)
 	put32(ip + 12, 0x0a4d0901), put32(ip + 16, 0x0a4d0902);
 	if (k == K_FRAGMENT)
 		put16(ip + 6, 0x2000); /* MF */
-	put16(ip + 10, ip_csum(ip, 20));
+	put16(ip + 10, xio_ipv4_hdr_csum(ip, 20));
 	put16(udp, k == K_REQUEST ? 40000 : k == K_OTHER_PORT ? XIO_PORT + 1 : XIO_PORT);
 	put16(udp + 2, k == K_REQUEST ? XIO_PORT : 40000);
 	put16(udp + 4, (uint16_t)(len - 34));
