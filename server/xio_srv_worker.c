@@ -101,7 +101,9 @@ void *xio_srv_worker_main(void *arg)
 		}
 		if (n > 0)
 			__atomic_store_n(&w->counters.last_rx_ns, xio_srv_now_ns(), __ATOMIC_RELAXED);
-		for (int i = 0; i < n; i++) {
+		/* once stopping, the answer in hand is the last: the rest of the
+		 * batch is left unanswered, as if it had come after the stop */
+		for (int i = 0; i < n && !__atomic_load_n(w->stop, __ATOMIC_RELAXED); i++) {
 			struct xio_srv_dest d;
 			size_t len;
 			const uint8_t *dg = xio_srv_sock_rx(&w->sock, (unsigned)i, &len, &d);

@@ -3,7 +3,8 @@
  * cache, train buffer and counters, and its loop: receive a batch, drop
  * what the allow list refuses, answer each request (single answers go out
  * together at the end of the batch, a READ answer as its train), until the
- * stop flag is seen. The train in hand is always finished.
+ * stop flag is seen. The answer in hand is always finished; requests of the
+ * batch not answered yet when the flag is seen are left unanswered.
  */
 #ifndef XIO_SRV_WORKER_H
 #define XIO_SRV_WORKER_H
