@@ -21,6 +21,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/bench/lib.sh
+# shellcheck disable=SC2034 # read by tests/live/lib.sh
 LIVE_TAG=lb$$
 . tests/live/lib.sh
 
