@@ -217,7 +217,7 @@ if [ -d "$k1" ]; then
 			ok
 			pcap_check "$T/o.pcap" "$k1/expected.pcap" "port 0 -> port 1 $mode"
 			json_check "$T/o.json" "$k1/expected.json" "port 0 -> port 1 $mode"
-			counters "$T/o.json" "port 0 -> port 1 $mode" --in "$k1/in.pcap" --out "$T/o.pcap"
+			counters "$T/o.json" "port 0 -> port 1 $mode" --in "$k1/in.pcap" --out "$T/o.pcap" -- --tx-port 1
 		else
 			bad "port 0 -> port 1 $mode: exit status"; show "$T/log"
 		fi
