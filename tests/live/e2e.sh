@@ -270,6 +270,13 @@ run_driver() {
 	expect "$d: nothing narrowed host->storage" "$st" .directions.b_to_a.reasons.narrowed -eq 0
 	expect "$d: dropped" "$st" .dropped_packets -eq 0
 	case $d in xdp-*) lost="AF_XDP lost $(jv "$st" .afxdp_lost)" ;; esac
+	# DPDK: what the ports themselves lost (ethdev counters), printed next
+	# to the re-requests, not asserted
+	case $d in dpdk-*)
+		lost="ports imissed $(jv "$st" '.ports["0"].imissed')/$(jv "$st" '.ports["1"].imissed')"
+		lost+=" rx_nombuf $(jv "$st" '.ports["0"].rx_nombuf')/$(jv "$st" '.ports["1"].rx_nombuf')"
+		lost+=" oerrors $(jv "$st" '.ports["0"].oerrors')/$(jv "$st" '.ports["1"].oerrors')" ;;
+	esac
 	# frames the kernel could not hand to AF_XDP (its ring full while the
 	# worker shares two CPUs with a server sending at full speed) are
 	# counted, and the client asks for them again: not asserted 0 here
