@@ -128,6 +128,6 @@ void xio_engine_stats(const struct xio_engine *e, struct xio_stats *st)
 	*st = e->st;
 	st->srtt_us = e->rtt.srtt;
 	st->rttvar_us = e->rtt.rttvar;
-	st->rto_us = e->rtt.rto;
+	st->rto_us = xio_rtt_timeout(&e->rtt, 0); /* with the backoff in force */
 	st->rcvbuf = e->conn.rcvbuf;
 }

@@ -25,7 +25,9 @@ XIO_HIDDEN uint64_t xio_now_ns(void);
 
 /* ---- xio_rtt.c: RFC 6298 estimator, in microseconds ---- */
 
-#define XIO_RTO_MIN_US 10000u /* floor of the adaptive timeout: above scheduling hiccups */
+/* Floor of the adaptive timeout: Linux TCP's (TCP_RTO_MIN), above a paced
+ * server's gaps between trains and scheduling hiccups (docs/client.md). */
+#define XIO_RTO_MIN_US 200000u
 
 struct xio_rtt {
 	uint64_t srtt;   /* 0 until the first sample */
@@ -33,13 +35,18 @@ struct xio_rtt {
 	uint64_t rto;
 	uint64_t min;
 	uint64_t max;
+	unsigned backoff; /* doublings in force until the next sample */
 };
 
 /* rto starts at max (nothing measured yet) and stays within min..max. */
 XIO_HIDDEN void xio_rtt_init(struct xio_rtt *r, uint64_t min_us, uint64_t max_us);
+/* A valid sample: recomputes rto and ends any backoff. */
 XIO_HIDDEN void xio_rtt_sample(struct xio_rtt *r, uint64_t rtt_us);
-/* The timeout after `fails` timeouts in a row: rto doubled that often,
- * at most max. */
+/* A timeout, the fails-th in a row of one request: rto stays doubled at
+ * least that often until the next sample (RFC 6298 5.7). */
+XIO_HIDDEN void xio_rtt_backoff(struct xio_rtt *r, unsigned fails);
+/* The timeout after `fails` timeouts in a row: rto doubled that often (or
+ * as often as the backoff in force says, if more), at most max. */
 XIO_HIDDEN uint64_t xio_rtt_timeout(const struct xio_rtt *r, unsigned fails);
 
 /* ---- xio_missing.c: which units of a chunk have arrived ---- */

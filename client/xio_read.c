@@ -227,6 +227,12 @@ static void on_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_
 				     (unsigned long long)(h->first_token + n)));
 		return;
 	}
+	if (r->first_try && !r->sampled && !s->retried) {
+		/* request to the first datagram of its answer; Karn: never a
+		 * chunk asked again, whose answer may be to either request */
+		r->sampled = 1;
+		xio_rtt_sample(&e->rtt, (now - r->sent_ns) / 1000);
+	}
 	rel = h->first_token - s->start;
 	if (!xio_missing_next(&s->miss, rel, &m) || m.a >= rel + n) {
 		e->st.duplicates++;
@@ -241,11 +247,6 @@ static void on_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_
 			return;
 		}
 	} while (xio_missing_next(&s->miss, m.b, &m) && m.a < rel + n);
-	if (r->first_try && !r->sampled && !s->retried) {
-		/* from when the server could start on it: Karn, first tries only */
-		r->sampled = 1;
-		xio_rtt_sample(&e->rtt, (now - s->last_ns) / 1000);
-	}
 	fresh = xio_missing_mark(&s->miss, rel, rel + n);
 	if (j->raw)
 		e->st.bytes += fresh;
@@ -351,6 +352,7 @@ static uint64_t check_timers(struct job *j, uint64_t now)
 			fail_job(j, timeout_error(j, s));
 			break;
 		}
+		xio_rtt_backoff(&e->rtt, s->fails);
 		s->last_ns = now;
 		deadline = now + xio_rtt_timeout(&e->rtt, s->fails) * 1000;
 		next = deadline < next ? deadline : next;

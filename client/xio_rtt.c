@@ -3,8 +3,9 @@
  * gives SRTT = R, RTTVAR = R/2; each later one RTTVAR = 3/4 RTTVAR +
  * 1/4 |SRTT - R|, SRTT = 7/8 SRTT + 1/8 R; RTO = SRTT + 4 RTTVAR, kept
  * within [min, max]. Until a sample arrives RTO is max (the configured
- * timeout), and each timeout in a row doubles it up to max (Karn: samples
- * come only from first tries, see xio_read.c).
+ * timeout). Each timeout doubles it up to max (5.5), and the doubled value
+ * stays until the next sample (5.7): progress alone does not undo it.
+ * Samples come only from requests never asked again (Karn, see xio_read.c).
  */
 #include "xio_priv.h"
 
@@ -22,6 +23,7 @@ void xio_rtt_init(struct xio_rtt *r, uint64_t min_us, uint64_t max_us)
 	r->max = max_us;
 	r->min = min_us < max_us ? min_us : max_us;
 	r->rto = max_us;
+	r->backoff = 0;
 }
 
 void xio_rtt_sample(struct xio_rtt *r, uint64_t rtt_us)
@@ -39,13 +41,22 @@ void xio_rtt_sample(struct xio_rtt *r, uint64_t rtt_us)
 		if (r->srtt == 0)
 			r->srtt = 1;
 	}
+	r->backoff = 0;
 	rto_update(r);
+}
+
+void xio_rtt_backoff(struct xio_rtt *r, unsigned fails)
+{
+	if (fails > r->backoff)
+		r->backoff = fails;
 }
 
 uint64_t xio_rtt_timeout(const struct xio_rtt *r, unsigned fails)
 {
 	uint64_t t = r->rto;
 
+	if (fails < r->backoff)
+		fails = r->backoff;
 	while (fails-- > 0 && t < r->max)
 		t *= 2;
 	return t < r->max ? t : r->max;

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * xio_stat.c: STAT_REQUEST, asked again after each timeout (a new
  * stream_id each time, any of them may answer) up to `retries` times; the
- * first try's answer is a round-trip sample for the adaptive timeout.
+ * first try's answer, if it was never asked again (Karn), is a round-trip
+ * sample for the adaptive timeout.
  */
 #include <string.h>
 
 #include "xio_msg.h"
 #include "xio_priv.h"
 
-static void send_stat(struct xio_engine *e, const char *path, size_t plen, uint64_t stat_no,
-		      bool first_try)
+static struct xio_req *send_stat(struct xio_engine *e, const char *path, size_t plen,
+				 uint64_t stat_no, bool first_try)
 {
 	struct xio_req *r = xio_engine_new_req(e);
 	uint8_t *buf = xio_conn_tx_buf(&e->conn, &e->st.refused);
@@ -25,6 +26,7 @@ static void send_stat(struct xio_engine *e, const char *path, size_t plen, uint6
 	e->st.requests++;
 	if (!first_try)
 		e->st.re_requests++;
+	return r;
 }
 
 /* One datagram: 1 when it settled the stat (rc in *rc), 0 otherwise. */
@@ -84,6 +86,8 @@ int xio_engine_stat(struct xio_engine *e, const char *path, struct xio_stat *st,
 		    struct xio_error *err)
 {
 	uint64_t stat_no = ++e->chunk_seq, last;
+	struct xio_req *first;
+	uint32_t first_id;
 	unsigned fails = 0;
 	size_t plen;
 	int rc = xio_path_len(path, &plen, err);
@@ -91,7 +95,8 @@ int xio_engine_stat(struct xio_engine *e, const char *path, struct xio_stat *st,
 	if (rc < 0)
 		return rc;
 	memset(st, 0, sizeof(*st));
-	send_stat(e, path, plen, stat_no, true);
+	first = send_stat(e, path, plen, stat_no, true);
+	first_id = first->id;
 	last = xio_now_ns();
 	for (;;) {
 		uint32_t len[XIO_RX_BATCH];
@@ -108,6 +113,9 @@ int xio_engine_stat(struct xio_engine *e, const char *path, struct xio_stat *st,
 						e->conn.name, fails,
 						e->st.refused ? ": port unreachable, is the server running?"
 							      : "");
+			xio_rtt_backoff(&e->rtt, fails);
+			if (first->id == first_id)
+				first->first_try = 0; /* Karn: its answer is no sample now */
 			send_stat(e, path, plen, stat_no, false);
 			last = xio_now_ns();
 			continue;

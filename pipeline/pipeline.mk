@@ -31,7 +31,7 @@ XP_PLAIN_SRC := pipeline/xio_config.c pipeline/xio_counters.c pipeline/xio_stats
 # The DPDK data path (pipeline/) and the DPDK driver that runs it (drivers/dpdk/).
 XP_DPDK_SRC := pipeline/xio_worker.c pipeline/xio_rtc.c pipeline/xio_pipeline_mode.c \
 	pipeline/xio_mbuf.c pipeline/xio_dp_stats.c pipeline/xio_telemetry.c \
-	pipeline/xio_hwcounters.c \
+	pipeline/xio_hwcounters.c pipeline/xio_port_stats.c \
 	drivers/dpdk/xio_dpdk.c drivers/dpdk/xio_ethdev.c drivers/dpdk/xio_ethdev_iface.c \
 	drivers/dpdk/xio_ethdev_list.c
 XP_HDRS := $(wildcard stages/*.h pipeline/*.h drivers/dpdk/*.h drivers/xdp/xio_xdp.h)

@@ -8,10 +8,12 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_ethdev.h>
 #include <rte_telemetry.h>
 
 #include "xio_dp_stats.h"
 #include "xio_log.h"
+#include "xio_port_stats.h"
 #include "xio_telemetry.h"
 #include "xio_wire.h"
 
@@ -258,6 +260,43 @@ static int xio_tel_lcores(const struct xio_dp *dp, const char *params, struct rt
 	return 0;
 }
 
+/* /xio/ports: per port id ("0"), the ethdev counters of the stats JSON's
+ * "ports" block. */
+static int xio_tel_ports(const struct xio_dp *dp, const char *params, struct rte_tel_data *d)
+{
+	uint16_t ids[XIO_RUN_MAX_PORTS];
+	unsigned np = xio_dp_ports(dp, ids);
+	char name[RTE_ETH_NAME_MAX_LEN], key[8];
+	struct rte_eth_stats s;
+
+	(void)params;
+	rte_tel_data_start_dict(d);
+	for (unsigned i = 0; i < np; i++) {
+		struct rte_tel_data *c = rte_tel_data_alloc();
+
+		if (c == NULL)
+			return -1;
+		if (rte_eth_stats_get(ids[i], &s) != 0)
+			memset(&s, 0, sizeof(s));
+		if (rte_eth_dev_get_name_by_port(ids[i], name) != 0)
+			name[0] = '\0';
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_string(c, "name", name);
+		rte_tel_data_add_dict_u64(c, "ipackets", s.ipackets);
+		rte_tel_data_add_dict_u64(c, "opackets", s.opackets);
+		rte_tel_data_add_dict_u64(c, "imissed", s.imissed);
+		rte_tel_data_add_dict_u64(c, "ierrors", s.ierrors);
+		rte_tel_data_add_dict_u64(c, "rx_nombuf", s.rx_nombuf);
+		rte_tel_data_add_dict_u64(c, "oerrors", s.oerrors);
+		snprintf(key, sizeof(key), "%u", ids[i]);
+		if (rte_tel_data_add_dict_container(d, key, c, 0) != 0) {
+			rte_tel_data_free(c);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static const struct {
 	const char *cmd;
 	int (*fn)(const struct xio_dp *dp, const char *params, struct rte_tel_data *d);
@@ -269,6 +308,8 @@ static const struct {
 	{ "/xio/stages", xio_tel_stages,
 	  "Counters per stage. Parameter: none, or a stage name (q0_rtc, q0_rx, q0_work, q0_tx)" },
 	{ "/xio/lcores", xio_tel_lcores, "Busy and run TSC cycles per worker lcore. No parameters" },
+	{ "/xio/ports", xio_tel_ports,
+	  "Ethdev counters (imissed, ierrors, rx_nombuf, oerrors, ...) per port. No parameters" },
 	{ "/xio/directions", xio_tel_directions,
 	  "Counters per direction of a --bidirectional run. No parameters" },
 };

@@ -8,6 +8,7 @@
  *   /xio/stages           every task's counters, by name (q0_rx, q0_work)
  *   /xio/stages,NAME      one task in full: histogram, rings, drops
  *   /xio/lcores           busy and run cycles per worker lcore
+ *   /xio/ports            the ethdev counters of the run's ports (by id)
  *
  * Keys are snake_case (DPDK 22.11 drops other keys). Values are read from
  * the workers' counters with relaxed loads, no lock on the data path; a

@@ -6,7 +6,7 @@
 #   client-e2e     xio-fetch against the lossy test server xcl-server:
 #                  every format, every fault, ranks, errors, a dead server
 #   client-python  the Python binding (and xio.torch when torch imports)
-# Loopback UDP ports 22000-22999 only.
+# Loopback UDP ports 22000-22999 and 23000 only.
 
 CLIENT_TESTS := test_client_units test_client_proto
 CLIENT_TEST_DEPS := tests/unit/xio_unit.c tests/unit/xio_unit.h $(CLIENT_HDR)

@@ -5,6 +5,10 @@
 #   bench-xdp       xio-pipeline's XDP kernel and afxdp modes against the
 #                   xdp-bench pass/redirect baselines on veth (root)
 #   bench-report    docs/perf.md and docs/perf.png from the three CSVs
+#   bench-live      a fetch through the live path (tests/live/lib.sh's
+#                   namespaces): xio-pipeline --bidirectional (DPDK
+#                   net_af_packet, XDP kernel) against dpdk-testpmd io and a
+#                   plain XDP bridge; writes its section of docs/perf.md (root)
 # Scripts in scripts/bench/; raw figures and logs in build/bench/. Never part
 # of make test: nothing here passes or fails on a timing.
 
@@ -26,7 +30,7 @@ $(BENCH_XDP_TOOL): tests/bench/xio_bench_xdp.c tests/bench/xio_bench_xdp.h drive
 	$(CC) $(CFLAGS) -Itests/bench -I$(BUILD)/bench $(BENCH_LIBBPF_CFLAGS) $(PCAP_CFLAGS) $(LDFLAGS) \
 		-o $@ $(filter %.c,$^) $(BENCH_LIBBPF_LIBS) $(PCAP_LIBS)
 
-.PHONY: bench-pipeline bench-xdp bench-report
+.PHONY: bench-pipeline bench-xdp bench-report bench-live
 bench-pipeline: $(BUILD)/xio-pipeline $(BUILD)/xio-gen
 	BUILD=$(BUILD) bash scripts/bench/pipeline.sh
 
@@ -37,6 +41,10 @@ bench-report:
 	@[ -f $(BENCH_KERNELS_CSV) ] || $(MAKE) --no-print-directory bench-kernels
 	BUILD=$(BUILD) python3 scripts/bench/report.py --kernels $(BENCH_KERNELS_CSV) \
 		--pipeline $(BUILD)/bench/pipeline-runs.csv --xdp $(BUILD)/bench/xdp-runs.csv \
-		--md docs/perf.md --png docs/perf.png
+		--live $(BUILD)/bench/live-runs.csv --md docs/perf.md --png docs/perf.png
 
-BENCHES += bench-pipeline bench-xdp bench-report
+bench-live: $(BUILD)/xio-server $(BUILD)/xio-fetch $(BUILD)/xio-pipeline $(BENCH_XDP_TOOL)
+	BUILD=$(BUILD) flock /tmp/xio-live.lock bash scripts/bench/live.sh
+	python3 scripts/bench/live_report.py --csv $(BUILD)/bench/live-runs.csv --md docs/perf.md
+
+BENCHES += bench-pipeline bench-xdp bench-report bench-live

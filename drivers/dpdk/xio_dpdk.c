@@ -24,6 +24,7 @@
 #include "xio_dpdk.h"
 #include "xio_ethdev.h"
 #include "xio_log.h"
+#include "xio_port_stats.h"
 #include "xio_stats.h"
 #include "xio_telemetry.h"
 #include "xio_worker.h"
@@ -281,7 +282,8 @@ static void xio_run_control(struct xio_run *r, volatile int *stop)
 	uint64_t quit_tsc = 0;
 	struct xio_counters prev, now;
 	struct xio_dp_sample sprev, snow;
-	char cycles[32 * 3 * XIO_MAX_DIRS * XIO_MAX_QUEUES];
+	char tail[32 * 3 * XIO_MAX_DIRS * XIO_MAX_QUEUES + 128 * XIO_RUN_MAX_PORTS];
+	size_t k;
 	const char *why;
 
 	memset(&prev, 0, sizeof(prev));
@@ -304,9 +306,11 @@ static void xio_run_control(struct xio_run *r, volatile int *stop)
 		if (interval > 0 && t >= next_stats) {
 			xio_dp_counters(r->dp, &now);
 			xio_dp_sample(r->dp, &snow);
-			xio_dp_cycles_line(r->dp, &snow, &sprev, cycles, sizeof(cycles));
+			xio_dp_cycles_line(r->dp, &snow, &sprev, tail, sizeof(tail));
+			k = strlen(tail);
+			xio_port_stats_line(r->dp, tail + k, sizeof(tail) - k);
 			xio_stats_line(stdout, (double)(t - r->start_tsc) / hz, &now, &prev,
-				       (double)(t - last_stats) / hz, cycles);
+				       (double)(t - last_stats) / hz, tail);
 			prev = now;
 			sprev = snow;
 			last_stats = t;
@@ -395,7 +399,9 @@ static void xio_run_extra(const struct xio_run *r, char *extra, size_t len)
 	if (n < len)
 		n += xio_dp_hardware_json(r->dp, extra + n, len - n);
 	if (n < len)
-		xio_dp_directions_json(r->dp, extra + n, len - n);
+		n += xio_dp_directions_json(r->dp, extra + n, len - n);
+	if (n < len)
+		xio_port_stats_json(r->dp, extra + n, len - n);
 }
 
 /* Appends "leaked_mbufs" once the pool has been checked (null: unknown). */

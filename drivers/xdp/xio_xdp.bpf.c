@@ -64,9 +64,15 @@ __u64 xio_pending[XIO_XDP_MAX_QUEUES];
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define le32(x) (x)
 #define le16(x) (x)
+/* Two INT32 tokens in one 8-byte load: the bits of their upper halves, and
+ * both narrowed (upper halves zero) as the 4 bytes that go to memory. */
+#define TOK2_HI 0xffff0000ffff0000ULL
+#define narrow2(v) ((__u32)((v) | (v) >> 16))
 #else
 #define le32(x) __builtin_bswap32(x)
 #define le16(x) __builtin_bswap16(x)
+#define TOK2_HI 0x0000ffff0000ffffULL
+#define narrow2(v) ((__u32)((v) >> 32) | (__u32)((v) >> 16))
 #endif
 
 struct xio_hdrs {
@@ -80,6 +86,7 @@ struct xio_hdrs {
 	__u32 payload; /* first token */
 	__u32 ntok;
 	__u8 v6;
+	__u8 csum; /* UDP checksum to verify in the narrowing pass */
 };
 
 static __always_inline __u16 be16(const __u8 *p)
@@ -180,34 +187,190 @@ __attribute__((noinline)) long xio_csum_region(struct xdp_md *ctx, __u64 off, __
 	return csum_fold(sum);
 }
 
-/* Narrows the INT32 tokens at off to UINT16 in place while they are in
- * 0..65535. Returns the index of the first out-of-range token (ntok if
- * none; tokens before it are narrowed), or -1 out of bounds. */
-__attribute__((noinline)) int xio_narrow_checked(struct xdp_md *ctx, __u64 off, __u64 ntok)
+/* xio_csum_region of n bytes, n a constant multiple of 4 (the common IPv4
+ * and UDP + XIO header sizes), inline. */
+static __always_inline long csum_inline(struct xdp_md *ctx, __u32 off, const __u32 n)
+{
+	__u32 *w = (__u32 *)at(ctx, off, n);
+	__u64 sum = 0;
+	int i;
+
+	if (!w)
+		return -1;
+#pragma unroll
+	for (i = 0; i < n / 4; i++)
+		sum += w[i];
+	return csum_fold(sum);
+}
+
+/* One load from every cache line of the first len bytes of the frame, so
+ * that their fetches overlap instead of coming one step of the narrowing
+ * after the other: the frame was just written by another CPU (the sender,
+ * or the NIC's DMA), and each line it touches costs a round trip. */
+static __always_inline void touch_lines(struct xdp_md *ctx, __u32 len)
+{
+	__u8 *data_end = (__u8 *)(long)ctx->data_end;
+	__u8 *p = (__u8 *)(long)ctx->data;
+	__u32 i;
+
+	for (i = 64; i < XIO_XDP_MAX_LINEAR; i += 64) {
+		if (i >= len)
+			break;
+		barrier_var(i);
+		if (p + i + 8 > data_end)
+			break;
+		(void)*(volatile __u64 *)(p + i);
+	}
+}
+
+/* Eight tokens at src in four 8-byte loads, the upper halves of all tested
+ * with one mask: when all are in range, adds them to *sum and stores them
+ * narrowed at dst (loads first: dst may be src). Returns 0, or 1 (nothing
+ * written) when one is out of range. */
+static __always_inline int narrow8(const __u8 *src, __u8 *dst, __u64 *sum)
+{
+	__u64 a = *(const __u64 *)src, b = *(const __u64 *)(src + 8);
+	__u64 c = *(const __u64 *)(src + 16), d = *(const __u64 *)(src + 24);
+
+	if ((a | b | c | d) & TOK2_HI)
+		return 1;
+	*sum += a + b + c + d;
+	*(__u32 *)dst = narrow2(a);
+	*(__u32 *)(dst + 4) = narrow2(b);
+	*(__u32 *)(dst + 8) = narrow2(c);
+	*(__u32 *)(dst + 12) = narrow2(d);
+	return 0;
+}
+
+/* What xio_narrow_checked leaves after its 32-token steps: fewer than 32
+ * tokens from first, or a step of 8 from first with an out-of-range token.
+ * Narrows them in place while they are in 0..65535: eight at a time, then
+ * two, then one, as the last ones or the out-of-range one need. Returns k |
+ * sum << 32: k the index of the first out-of-range token (ntok if none), sum
+ * the ones'-complement sum (folded, memory order) of tokens [first, ntok) as
+ * they were (the rest from k read as it stands). -1 out of bounds, or when
+ * first leaves more than that. */
+__attribute__((noinline)) long xio_narrow_tail(struct xdp_md *ctx, __u64 off, __u64 first,
+					       __u64 ntok)
 {
 	__u8 *data_end = (__u8 *)(long)ctx->data_end;
 	__u8 *base = (__u8 *)(long)ctx->data;
-	__u64 i;
+	__u8 *src, *dst;
+	__u64 i = first, k, sum = 0;
+	long rest;
 	__u32 t;
 
-	if (off > XIO_XDP_MAX_LINEAR || ntok > XIO_XDP_MAX_TOKENS)
+	if (off > XIO_XDP_MAX_LINEAR || ntok > XIO_XDP_MAX_TOKENS || first > XIO_XDP_MAX_TOKENS)
 		return -1;
 	base += off;
-	for (i = 0; i < XIO_XDP_MAX_TOKENS; i++) {
-		__u8 *src = base + 4 * i, *dst = base + 2 * i;
+#pragma unroll
+	for (k = 0; k < 3; k++) {
+		if (i + 8 > ntok)
+			break;
+		src = base + 4 * i;
+		dst = base + 2 * i;
+		barrier_var(src);
+		barrier_var(dst);
+		if (src + 32 > data_end || dst + 16 > data_end)
+			return -1;
+		if (narrow8(src, dst, &sum))
+			break;
+		i += 8;
+	}
+#pragma unroll
+	for (k = 0; k < 4; k++) {
+		__u64 a;
 
+		if (i + 2 > ntok)
+			break;
+		src = base + 4 * i;
+		dst = base + 2 * i;
+		barrier_var(src);
+		barrier_var(dst);
+		if (src + 8 > data_end || dst + 4 > data_end)
+			return -1;
+		a = *(__u64 *)src;
+		if (a & TOK2_HI)
+			break;
+		sum += a;
+		*(__u32 *)dst = narrow2(a);
+		i += 2;
+	}
+	for (k = 0; k < 2; k++) {
 		if (i >= ntok)
 			break;
+		src = base + 4 * i;
+		dst = base + 2 * i;
 		barrier_var(src);
 		barrier_var(dst);
 		if (src + 4 > data_end || dst + 2 > data_end)
 			return -1;
-		t = le32(*(__u32 *)src);
-		if (t > 0xffff)
-			return i;
-		*(__u16 *)dst = le16((__u16)t);
+		t = *(__u32 *)src;
+		if (le32(t) > 0xffff)
+			break;
+		sum += t;
+		*(__u16 *)dst = le16((__u16)le32(t));
+		i++;
 	}
-	return i;
+	if (i < ntok) { /* token i is out of range: the rest as it stands */
+		src = base + 4 * i;
+		barrier_var(src);
+		if (src + 4 > data_end)
+			return -1;
+		if (le32(*(__u32 *)src) <= 0xffff) /* first left more than a step */
+			return -1;
+		rest = xio_csum_region(ctx, off + 4 * i, 4 * (ntok - i));
+		if (rest < 0)
+			return -1;
+		sum += (__u64)rest;
+	}
+	return (long)((__u64)csum_fold(sum) << 32 | i);
+}
+
+/* Narrows the INT32 tokens at off to UINT16 in place while they are in
+ * 0..65535, with 8-byte loads: 32 tokens a step (one bounds check), then
+ * xio_narrow_tail for the last 31 at most, or from the step of 8 that met an
+ * out-of-range token. The same pass sums the tokens for the UDP checksum, as
+ * the stage core's kernels do: an in-range token's upper half is zero, so
+ * its value is what its four bytes add to the ones'-complement sum. Returns
+ * k | sum << 32: k the index of the first out-of-range token (ntok if none;
+ * tokens before it are narrowed), sum the ones'-complement sum (folded,
+ * memory order) of all ntok tokens as they were. -1 out of bounds. */
+__attribute__((noinline)) long xio_narrow_checked(struct xdp_md *ctx, __u64 off, __u64 ntok)
+{
+	__u8 *data_end = (__u8 *)(long)ctx->data_end;
+	__u8 *base = (__u8 *)(long)ctx->data;
+	__u8 *src, *dst;
+	__u64 i, k, sum = 0;
+	long tail;
+
+	if (off > XIO_XDP_MAX_LINEAR || ntok > XIO_XDP_MAX_TOKENS)
+		return -1;
+	base += off;
+	for (i = 0; i < XIO_XDP_MAX_TOKENS; i += 32) {
+		if (i + 32 > ntok)
+			break;
+		src = base + 4 * i;
+		dst = base + 2 * i;
+		barrier_var(src);
+		barrier_var(dst);
+		if (src + 128 > data_end || dst + 64 > data_end)
+			return -1;
+#pragma unroll
+		for (k = 0; k < 32; k += 8)
+			if (narrow8(src + 4 * k, dst + 2 * k, &sum)) {
+				i += k;
+				goto tail;
+			}
+	}
+	if (i == ntok)
+		return (long)((__u64)csum_fold(sum) << 32 | i);
+tail:
+	tail = xio_narrow_tail(ctx, off, i, ntok);
+	if (tail < 0)
+		return -1;
+	sum += (__u64)tail >> 32;
+	return (long)((__u64)csum_fold(sum) << 32 | (__u32)tail);
 }
 
 /* Undoes xio_narrow_checked of tokens [0, k): back to INT32, last first. */
@@ -375,38 +538,30 @@ static __always_inline long pseudo_sum(struct xdp_md *ctx, const struct xio_hdrs
 	return csum_fold(sum);
 }
 
-/* Rules 6-16 for a linear frame addressed to XIO: XIO_R_NARROWED when it is
- * a valid INT32 READ_REPLY to narrow, R_USER when it carries a CRC. */
-static __always_inline int validate(struct xdp_md *ctx, struct xio_hdrs *p)
+/* Whether the UDP checksum of the datagram is right, given the ones'-complement
+ * sum of its payload (the tokens): the pseudo-header and the bytes from the
+ * UDP header to the payload are added here. 1 right, 0 wrong, -1 on bounds. */
+static __always_inline int udp_csum_ok(struct xdp_md *ctx, const struct xio_hdrs *p,
+				       __u16 payload_sum)
 {
-	__u32 body, hdr_len, plen;
-	__u8 *udp, *x, flags, dtype;
-	long s, ps;
+	__u32 n = p->payload - p->l4;
+	long hs = n == 8 + XIO_HDR_LEN ? csum_inline(ctx, p->l4, 8 + XIO_HDR_LEN) :
+					 xio_csum_region(ctx, p->l4, n);
+	long ps = pseudo_sum(ctx, p, p->udp_len);
 
-	if (p->udp_len != p->ip_len - p->ihl)
-		return XIO_R_BAD_LENGTH;
-	if (!p->v6) {
-		s = xio_csum_region(ctx, p->l3, p->ihl);
-		if (s < 0)
-			return R_USER;
-		if (s != 0xffff)
-			return XIO_R_BAD_IP_CSUM;
-	}
-	udp = at(ctx, p->l4, 8);
-	if (!udp)
-		return R_USER;
-	if (*(__u16 *)(udp + 6) == 0) {
-		if (p->v6)
-			return XIO_R_BAD_UDP_CSUM;
-	} else {
-		ps = pseudo_sum(ctx, p, p->udp_len);
-		s = xio_csum_region(ctx, p->l4, p->udp_len);
-		if (s < 0 || ps < 0)
-			return R_USER;
-		if (csum_fold((__u64)s + (__u64)ps) != 0xffff)
-			return XIO_R_BAD_UDP_CSUM;
-	}
-	body = p->udp_len - 8;
+	if (hs < 0 || ps < 0)
+		return -1;
+	return csum_fold((__u64)hs + (__u64)ps + payload_sum) == 0xffff;
+}
+
+/* Rules 9-16, the XIO header of a linear frame addressed to XIO:
+ * XIO_R_NARROWED when it is a valid INT32 READ_REPLY to narrow, R_USER when
+ * it carries a CRC. */
+static __always_inline int check_xio_header(struct xdp_md *ctx, struct xio_hdrs *p)
+{
+	__u32 body = p->udp_len - 8, hdr_len, plen;
+	__u8 *x, flags, dtype;
+
 	if (body < XIO_HDR_LEN)
 		return XIO_R_BAD_HEADER;
 	x = at(ctx, p->xio, XIO_HDR_LEN);
@@ -437,6 +592,45 @@ static __always_inline int validate(struct xdp_md *ctx, struct xio_hdrs *p)
 	if (flags & XIO_F_HAS_CRC)
 		return R_USER; /* CRC32C is the stage core's (ISA-L) */
 	return XIO_R_NARROWED;
+}
+
+/* Rules 6-16 for a linear frame addressed to XIO: XIO_R_NARROWED when it is
+ * a valid INT32 READ_REPLY to narrow (its UDP checksum, when it has one, is
+ * then verified in the narrowing pass: p->csum), R_USER when it carries a
+ * CRC. Any other frame has its whole datagram summed here, since rule 8 (the
+ * UDP checksum) outranks rules 9-16. */
+static __always_inline int validate(struct xdp_md *ctx, struct xio_hdrs *p)
+{
+	__u8 *udp;
+	long s, ps;
+	int r;
+
+	if (p->udp_len != p->ip_len - p->ihl)
+		return XIO_R_BAD_LENGTH;
+	touch_lines(ctx, p->l3 + p->ip_len);
+	if (!p->v6) {
+		s = p->ihl == 20 ? csum_inline(ctx, p->l3, 20) : xio_csum_region(ctx, p->l3, p->ihl);
+		if (s < 0)
+			return R_USER;
+		if (s != 0xffff)
+			return XIO_R_BAD_IP_CSUM;
+	}
+	udp = at(ctx, p->l4, 8);
+	if (!udp)
+		return R_USER;
+	p->csum = *(__u16 *)(udp + 6) != 0;
+	if (!p->csum && p->v6)
+		return XIO_R_BAD_UDP_CSUM;
+	r = check_xio_header(ctx, p);
+	if (r == XIO_R_NARROWED || !p->csum)
+		return r;
+	ps = pseudo_sum(ctx, p, p->udp_len);
+	s = xio_csum_region(ctx, p->l4, p->udp_len);
+	if (s < 0 || ps < 0)
+		return R_USER;
+	if (csum_fold((__u64)s + (__u64)ps) != 0xffff)
+		return XIO_R_BAD_UDP_CSUM;
+	return r;
 }
 
 static __always_inline int reason_is_invalid(int r)
@@ -522,15 +716,11 @@ static __always_inline __u32 rewrite(struct xdp_md *ctx, const struct xio_hdrs *
 		ip = at(ctx, p->l3, 20);
 		if (!ip)
 			return 0;
+		/* the header checksum was verified: an RFC 1624 update gives
+		 * what a recomputation would (the stage core's way) */
 		put_be16(ip + 2, (__u16)(p->ip_len - shrink));
-		*(__u16 *)(ip + 10) = 0;
-		s = xio_csum_region(ctx, p->l3, p->ihl);
-		if (s < 0)
-			return 0;
-		ip = at(ctx, p->l3, 20);
-		if (!ip)
-			return 0;
-		*(__u16 *)(ip + 10) = (__u16)~(__u16)s;
+		put_be16(ip + 10, csum_update16(be16(ip + 10), (__u16)p->ip_len,
+						(__u16)(p->ip_len - shrink)));
 	}
 
 	udp = at(ctx, p->l4, 8);
@@ -566,13 +756,30 @@ static __always_inline __u32 rewrite(struct xdp_md *ctx, const struct xio_hdrs *
 static __always_inline int narrow_frame(struct xdp_md *ctx, struct xio_xdp_stats *st,
 					const struct xio_hdrs *p, __u32 q)
 {
-	int k, clamped = 0;
-	__u32 out_len;
+	int clamped = 0, ok;
+	__u32 out_len, k;
+	long r;
 
-	k = xio_narrow_checked(ctx, p->payload, p->ntok);
-	if (k < 0)
+	r = xio_narrow_checked(ctx, p->payload, p->ntok);
+	if (r < 0)
 		return XDP_ABORTED;
-	if ((__u32)k < p->ntok) {
+	k = (__u32)r;
+	if (p->csum) { /* rule 8, from the narrowing pass's sum */
+		ok = udp_csum_ok(ctx, p, (__u16)(r >> 32));
+		if (ok < 0)
+			return XDP_ABORTED;
+		if (!ok) {
+			if (cfg_drop_invalid) {
+				count(st, p->len, XIO_R_BAD_UDP_CSUM, XIO_ACT_DROP, 0, 0, 0);
+				return XDP_DROP;
+			}
+			if (xio_widen(ctx, p->payload, k) < 0) /* the frame leaves as it came */
+				return XDP_ABORTED;
+			count(st, p->len, XIO_R_BAD_UDP_CSUM, XIO_ACT_FORWARD, p->len, 0, 0);
+			return egress();
+		}
+	}
+	if (k < p->ntok) {
 		if (cfg_overflow == XIO_OVERFLOW_KEEP) {
 			if (xio_widen(ctx, p->payload, k) < 0)
 				return XDP_ABORTED;
@@ -592,7 +799,7 @@ static __always_inline int narrow_frame(struct xdp_md *ctx, struct xio_xdp_stats
 		return XDP_ABORTED;
 	if (out_len < p->len && bpf_xdp_adjust_tail(ctx, (int)out_len - (int)p->len))
 		return XDP_ABORTED;
-	count(st, p->len, (__u32)k < p->ntok ? XIO_R_OUT_OF_RANGE : XIO_R_NARROWED,
+	count(st, p->len, k < p->ntok ? XIO_R_OUT_OF_RANGE : XIO_R_NARROWED,
 	      XIO_ACT_REWRITTEN, out_len, p->ntok, clamped);
 	return egress();
 }

@@ -8,6 +8,9 @@
  *   addresses and calls bpf_redirect() to the egress, as xdp-bench does.
  *   Multi-buffer aware (xdp.frags), like xio-pipeline's program, so they
  *   attach to veths with a 9000-byte MTU.
+ * - bench_bridge: the plain XDP bridge of the live benchmark
+ *   (scripts/bench/live.sh): bpf_redirect() to the egress, frame untouched;
+ *   one instance per direction joins two veths.
  * - bench_drop: the receiver, drops every frame (xdp-bench drop).
  * - bench_send: the traffic source, run through BPF_PROG_RUN in live-frame
  *   mode: writes the next frame of the capture (from frames_map) over the
@@ -89,6 +92,13 @@ int bench_redirect(struct xdp_md *ctx)
 	__builtin_memcpy(tmp, eth->h_dest, ETH_ALEN);
 	__builtin_memcpy(eth->h_dest, eth->h_source, ETH_ALEN);
 	__builtin_memcpy(eth->h_source, tmp, ETH_ALEN);
+	return bpf_redirect(cfg_ifindex_out, 0);
+}
+
+SEC("xdp.frags")
+int bench_bridge(struct xdp_md *ctx)
+{
+	count();
 	return bpf_redirect(cfg_ifindex_out, 0);
 }
 

@@ -2,6 +2,8 @@
  * xio_bench_xdp.c: the XDP side of `make bench` (scripts/bench/xdp.sh):
  *   pass IF            the `xdp-bench pass` baseline on IF
  *   redirect IN OUT    the `xdp-bench redirect` baseline, IN to OUT
+ *   bridge IN OUT      the live benchmark's plain bridge, IN to OUT, frames
+ *                      untouched (scripts/bench/live.sh runs one each way)
  *   drop IF            the receiver: drops every frame
  *   send IF CAP.pcap   the traffic source: replays the capture's frames in a
  *                      loop out of IF, as fast as the kernel takes them
@@ -49,9 +51,10 @@ static double now_s(void)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: xio-bench-xdp pass IF | drop IF | redirect IN OUT | send IF CAP.pcap\n"
+		"usage: xio-bench-xdp pass IF | drop IF | redirect IN OUT | bridge IN OUT |\n"
+		"                     send IF CAP.pcap\n"
 		"                     [--duration S] [--generic]\n"
-		"  pass, drop, redirect: attach the baseline program (native XDP unless\n"
+		"  pass, drop, redirect, bridge: attach the baseline program (native XDP unless\n"
 		"  --generic) until SIGINT/SIGTERM or S seconds, then print the frames seen.\n"
 		"  send: replay the capture's frames (Ethernet, up to %d bytes, at most %d\n"
 		"  frames) out of IF in a loop for S seconds (default 5), then print the\n"
@@ -210,7 +213,7 @@ int main(int argc, char **argv)
 	struct xio_bench_frame *frames = NULL;
 	struct xio_bench_xdp_bpf *skel;
 	double duration = -1;
-	int npos = 0, rc = 1, in, out = 0, nframes = 0;
+	int npos = 0, rc = 1, in, out = 0, nframes = 0, bridge;
 
 	for (int a = 1; a < argc; a++) {
 		if (strcmp(argv[a], "--duration") == 0 && a + 1 < argc) {
@@ -234,14 +237,15 @@ int main(int argc, char **argv)
 			pos[npos++] = argv[a];
 		}
 	}
+	bridge = npos > 0 && strcmp(pos[0], "bridge") == 0;
 	if (npos < 2 || (strcmp(pos[0], "pass") != 0 && strcmp(pos[0], "drop") != 0 &&
-			 strcmp(pos[0], "redirect") != 0 && strcmp(pos[0], "send") != 0) ||
-	    npos != (strcmp(pos[0], "redirect") == 0 || strcmp(pos[0], "send") == 0 ? 3 : 2)) {
+			 strcmp(pos[0], "redirect") != 0 && strcmp(pos[0], "send") != 0 && !bridge) ||
+	    npos != (strcmp(pos[0], "redirect") == 0 || strcmp(pos[0], "send") == 0 || bridge ? 3 : 2)) {
 		usage(stderr);
 		return 2;
 	}
 	if ((in = ifindex_of(pos[1])) == 0 ||
-	    (strcmp(pos[0], "redirect") == 0 && (out = ifindex_of(pos[2])) == 0))
+	    ((strcmp(pos[0], "redirect") == 0 || bridge) && (out = ifindex_of(pos[2])) == 0))
 		return 1;
 	if (strcmp(pos[0], "send") == 0 && (nframes = read_frames(pos[2], &frames)) < 0)
 		return 1;
@@ -264,6 +268,8 @@ int main(int argc, char **argv)
 		rc = do_attach(skel, skel->progs.bench_drop, in, pos[1], mode, duration);
 	} else if (strcmp(pos[0], "redirect") == 0) {
 		rc = do_attach(skel, skel->progs.bench_redirect, in, pos[1], mode, duration);
+	} else if (bridge) {
+		rc = do_attach(skel, skel->progs.bench_bridge, in, pos[1], mode, duration);
 	} else if (fill_frames(skel, frames, nframes) == 0) {
 		rc = do_send(skel, in, frames, nframes, duration > 0 ? duration : 5);
 	}

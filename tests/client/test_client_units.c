@@ -173,6 +173,13 @@ static void test_rtt_rfc6298(void)
 		  xio_rtt_timeout(&r, 3) == 31840, "doubling per timeout in a row");
 	XIO_CHECK(xio_rtt_timeout(&r, 10) == 500000 && xio_rtt_timeout(&r, 200) == 500000,
 		  "backoff capped at the ceiling");
+	xio_rtt_backoff(&r, 2); /* RFC 6298 5.7: the doubled timeout stays... */
+	xio_rtt_backoff(&r, 1);
+	XIO_CHECK(xio_rtt_timeout(&r, 0) == 15920 && xio_rtt_timeout(&r, 3) == 31840,
+		  "backed off twice: %llu", (unsigned long long)xio_rtt_timeout(&r, 0));
+	xio_rtt_sample(&r, 984); /* ...until the next sample: RTTVAR = 3*749/4, 984 + 4*561 */
+	XIO_CHECK(r.backoff == 0 && xio_rtt_timeout(&r, 0) == 3228, "a sample ends it: %llu",
+		  (unsigned long long)xio_rtt_timeout(&r, 0));
 	xio_rtt_sample(&r, 100000000);
 	XIO_CHECK(r.rto == 500000, "a huge sample: the ceiling, %llu", (unsigned long long)r.rto);
 

@@ -61,6 +61,22 @@ same "$T/out/lossy.u16" "$T/want/tok.u16"
 jq_is "$T/s2.json" '.tokens == '"$NTOK"' and .re_requests > 0 and .duplicates > 0 and .crc_errors > 0 and .malformed > 0 and .replies_uint16 > 0 and .replies_int32 > 0'
 jq_is "$T/s2.json" '(.replies_uint16 + .replies_int32 + .answers + .duplicates + .crc_errors + .malformed + .ignored) == .datagrams'
 
+# A paced server (trains of 16 datagrams, 64 KiB of INT32, 40 ms apart):
+# an answer that is still arriving is never timed out, so with the default
+# options there is not one re-request, and the next fetch finds the server
+# free (no stale requests queued).
+server 23000 paced --pace-ms 40 --train 16 --max-count 1024
+run 0 "a paced server, default options" $F --server 127.0.0.1:23000 tok.bin --count 327680 \
+	--out "$T/out/paced.u16" --stats-json "$T/s3.json"
+dd if="$T/want/tok.u16" of="$T/want/paced.u16" bs=2 count=327680 status=none
+same "$T/out/paced.u16" "$T/want/paced.u16"
+jq_is "$T/s3.json" '.tokens == 327680 and .re_requests == 0 and .timeouts == 0 and .duplicates == 0'
+run 0 "the paced server again, right after" $F --server 127.0.0.1:23000 tok.bin --count 16384 \
+	--out "$T/out/paced2.u16" --stats-json "$T/s4.json"
+jq_is "$T/s4.json" '.tokens == 16384 and .re_requests == 0 and .timeouts == 0'
+stop_server paced
+jq_is "$T/paced.json" '.requests == 3 and .stat_requests == 2'
+
 run 0 "a sub-range, small chunks" $F --crc --chunk 50000 --window 16 --server 127.0.0.1:22001 tok.bin \
 	--first 777777 --count 333333 --out "$T/out/sub.u16"
 dd if="$T/want/tok.u16" of="$T/want/sub.u16" bs=2 skip=777777 count=333333 status=none

@@ -8,6 +8,8 @@
  * pipeline would, CRC recomputed) and leaves the rest INT32, corrupts
  * payloads under a CRC, and sends invalid datagrams among the good ones.
  * --silent-after N stops answering after N datagrams (a server that dies).
+ * --pace-ms N sends answers as trains of --train datagrams N ms apart (a
+ * paced server: GSO trains at a set rate), requests waiting meanwhile.
  * At SIGTERM it writes its counters as JSON to --stats.
  */
 #include <arpa/inet.h>
@@ -23,6 +25,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "xio_crc.h"
@@ -39,6 +42,7 @@ struct opts {
 	uint32_t max_count;
 	uint64_t seed;
 	uint64_t silent_after; /* UINT64_MAX: never */
+	unsigned pace_ms, train; /* 0: no pacing */
 };
 
 struct counters {
@@ -62,6 +66,7 @@ struct server {
 	unsigned nlate;
 	struct held swap; /* a datagram waiting to go after the next one */
 	bool have_swap;
+	unsigned in_train; /* answer datagrams since the last pause */
 };
 
 static volatile sig_atomic_t stop;
@@ -224,6 +229,19 @@ static bool narrow_dgram(uint8_t *b, size_t *len, struct xio_hdr *h)
 	return true;
 }
 
+/* After every --train answer datagrams, --pace-ms of silence. */
+static void pace(struct server *s)
+{
+	struct timespec ts = { .tv_sec = s->o.pace_ms / 1000,
+			       .tv_nsec = (long)(s->o.pace_ms % 1000) * 1000000 };
+
+	if (!s->o.pace_ms || ++s->in_train < s->o.train)
+		return;
+	s->in_train = 0;
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !stop)
+		;
+}
+
 static void answer_read(struct server *s, const struct xio_request *r, int fd, uint64_t size,
 			const struct sockaddr_storage *to, socklen_t tolen)
 {
@@ -270,6 +288,7 @@ static void answer_read(struct server *s, const struct xio_request *r, int fd, u
 			b[len - 1] ^= 0x5A; /* the CRC no longer matches */
 		}
 		emit(s, b, len, to, tolen);
+		pace(s);
 		at += k;
 	}
 }
@@ -359,11 +378,12 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "drop", 1, NULL, 'd' },   { "dup", 1, NULL, 'u' },     { "reorder", 1, NULL, 'o' },
 		{ "late", 1, NULL, 'l' },   { "narrow", 1, NULL, 'n' },  { "corrupt", 1, NULL, 'c' },
 		{ "garbage", 1, NULL, 'g' }, { "max-count", 1, NULL, 'm' }, { "seed", 1, NULL, 's' },
-		{ "silent-after", 1, NULL, 'S' }, { "stats", 1, NULL, 'j' }, { NULL, 0, NULL, 0 },
+		{ "silent-after", 1, NULL, 'S' }, { "stats", 1, NULL, 'j' },
+		{ "pace-ms", 1, NULL, 'P' }, { "train", 1, NULL, 't' }, { NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	*o = (struct opts){ .max_count = 1024, .seed = 1, .silent_after = UINT64_MAX };
+	*o = (struct opts){ .max_count = 1024, .seed = 1, .silent_after = UINT64_MAX, .train = 16 };
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 'p': o->port = (uint16_t)atoi(optarg); break;
@@ -380,11 +400,15 @@ static void parse(int argc, char **argv, struct opts *o)
 		case 's': o->seed = strtoull(optarg, NULL, 0); break;
 		case 'S': o->silent_after = strtoull(optarg, NULL, 0); break;
 		case 'j': o->stats = optarg; break;
+		case 'P': o->pace_ms = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 't': o->train = (unsigned)strtoul(optarg, NULL, 0); break;
 		default: die("%s", "usage: xcl-server --port P --root DIR [faults]");
 		}
 	}
-	if (!o->port || !o->root || o->max_count < 1 || o->max_count > 16000)
-		die("%s", "--port, --root and --max-count 1..16000 are required to make sense");
+	if (!o->port || !o->root || o->max_count < 1 || o->max_count > 16000 || o->train < 1 ||
+	    o->pace_ms > 10000)
+		die("%s", "--port, --root, --max-count 1..16000, --train >= 1 and --pace-ms "
+			  "0..10000 are required to make sense");
 }
 
 static int open_socket(const struct opts *o)

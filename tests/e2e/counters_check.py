@@ -48,7 +48,11 @@ def pipeline_options(argv):
     p.add_argument("--drop-invalid", action="store_true")
     p.add_argument("--burst", type=int, default=32)
     p.add_argument("--ring-size", type=int, default=1024)
+    p.add_argument("--rx-port", type=int, default=0)
+    p.add_argument("--tx-port", type=int)
     opts, _ = p.parse_known_args(argv)
+    if opts.tx_port is None:
+        opts.tx_port = opts.rx_port
     return opts
 
 
@@ -122,6 +126,7 @@ def check(j, ins, outs, opts):
          f"drops {sum(drops.values())} + abandoned {abandoned} != dropped_packets {j['dropped_packets']}")
     if "directions" in j:
         check_directions(j, per_dir, bool(outs), want)
+    check_ports(j, opts, want)
 
     for s in stages:
         name = s["name"]
@@ -198,6 +203,27 @@ def check_directions(j, per_dir, have_outs, want):
         want(sum(x["reasons"].values()) == x["rx_packets"], f"{name}: reasons do not add up")
         for k in ("rx_packets", "bytes_in") + (("tx_packets", "bytes_out") if have_outs else ()):
             want(x[k] == got[k], f"{name} {k}: {x[k]}, stages/captures say {got[k]}")
+
+
+PORT_LOSSES = ["imissed", "ierrors", "rx_nombuf", "oerrors"]
+
+
+def check_ports(j, opts, want):
+    """The ethdev counters of every port the run used: each port received
+    what the directions reading it took in, sent what they sent, and lost
+    nothing (a run from captures loses nothing at the port)."""
+    d = j.get("directions") or {"a_to_b": dict(j, rx_port=opts.rx_port, tx_port=opts.tx_port)}
+    used = {x["rx_port"] for x in d.values()} | {x["tx_port"] for x in d.values()}
+    ports = j["ports"]
+    want(sorted(ports) == sorted(str(p) for p in used), f"ports {sorted(ports)}, the run used {sorted(used)}")
+    for p, s in ports.items():
+        rx = sum(x["rx_packets"] for x in d.values() if str(x["rx_port"]) == p)
+        tx = sum(x["tx_packets"] for x in d.values() if str(x["tx_port"]) == p)
+        want(s["name"] != "", f"port {p}: no name")
+        want(s["ipackets"] == rx, f"port {p}: ipackets {s['ipackets']}, rx_packets {rx}")
+        want(s["opackets"] == tx, f"port {p}: opackets {s['opackets']}, tx_packets {tx}")
+        for k in PORT_LOSSES:
+            want(s[k] == 0, f"port {p}: {k} {s[k]}")
 
 
 def main():

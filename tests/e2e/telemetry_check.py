@@ -22,7 +22,7 @@ import sys
 import time
 
 COMMANDS = ["/xio/stats", "/xio/reasons", "/xio/reasons,dropped", "/xio/stages",
-            "/xio/lcores", "/xio/directions"]
+            "/xio/lcores", "/xio/directions", "/xio/ports"]
 TOTALS = ["rx_packets", "tx_packets", "dropped_packets", "narrowed_packets", "tokens_narrowed",
           "tokens_saturated", "bytes_in", "bytes_out"]
 STATS_KEYS = set(TOTALS) | {"driver", "mode", "rx_queues", "burst", "running", "elapsed_ms",
@@ -210,6 +210,8 @@ def final(rpath, jpath):
         t = dict((dirs or {}).get(name, {}))
         if t.pop("payload_bytes_saved", None) != 2 * d["tokens_narrowed"] or t != d:
             bad.append(f"/xio/directions {name}: {t}, stats JSON {d}")
+    if r.get("/xio/ports") != j["ports"]:
+        bad.append(f"/xio/ports: {r.get('/xio/ports')}, stats JSON {j['ports']}")
     for l in j["lcores"]:
         t = r["/xio/lcores"].get(f"lcore_{l['lcore']}")
         if t is None or t["busy_cycles"] != l["busy_cycles"] or t["packets"] != l["packets"] or \

@@ -79,7 +79,7 @@ sleep 0.5
 } | timeout 20 dpdk-telemetry.py -f "$p" >"$T/live.txt" 2>&1
 check "telemetry under load" python3 "$TEL" live "$T/live.txt"
 stop "$pid" "load run"
-check "load run counters" python3 "$CHECK" "$T/live.json"
+check "load run counters" python3 "$CHECK" "$T/live.json" -- --tx-port 1
 
 # --- (b) a finite capture: telemetry == stats JSON == captures ----------
 # final DESC NAME FRAMES EAL-ARGS... -- OPTIONS...: runs until every frame

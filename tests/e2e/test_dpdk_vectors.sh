@@ -217,7 +217,7 @@ if [ -d "$k1" ]; then
 			ok
 			pcap_check "$T/o.pcap" "$k1/expected.pcap" "port 0 -> port 1 $mode"
 			json_check "$T/o.json" "$k1/expected.json" "port 0 -> port 1 $mode"
-			counters "$T/o.json" "port 0 -> port 1 $mode" --in "$k1/in.pcap" --out "$T/o.pcap"
+			counters "$T/o.json" "port 0 -> port 1 $mode" --in "$k1/in.pcap" --out "$T/o.pcap" -- --tx-port 1
 		else
 			bad "port 0 -> port 1 $mode: exit status"; show "$T/log"
 		fi
@@ -401,7 +401,7 @@ if [ -d "$m" ]; then
 		if [ "$rc" -eq 0 ]; then ok; else bad "SIGTERM $mode: exit $rc"; show "$T/log"; fi
 		json_expr "$T/term.json" 'j["rx_packets"] > 0 and j["rx_packets"] == j["tx_packets"] + j["dropped_packets"] and j["leaked_mbufs"] == 0 and j["tokens_saturated"] == 0' "SIGTERM $mode"
 		grep -q "stopping (signal)" "$T/log" && ok || { bad "SIGTERM $mode: no stop line"; show "$T/log"; }
-		counters "$T/term.json" "SIGTERM $mode"
+		counters "$T/term.json" "SIGTERM $mode" -- --tx-port 1
 	done
 	# A TX that stops taking frames (net_ring0: a ring nobody reads): the
 	# drain gives up after its timeout, frees what is left and counts it
@@ -411,7 +411,7 @@ if [ -d "$m" ]; then
 		if [ "$rc" -eq 0 ]; then ok; else bad "stuck TX $mode: exit $rc"; show "$T/log"; fi
 		grep -q "drain timed out" "$T/log" && ok || { bad "stuck TX $mode: no timeout line"; show "$T/log"; }
 		json_expr "$T/stuck.json" 'j["dropped_packets"] > 0 and j["dropped_packets"] == sum(s["abandoned"] for s in j["stages"]) and j["rx_packets"] == j["tx_packets"] + j["dropped_packets"]' "stuck TX $mode"
-		counters "$T/stuck.json" "stuck TX $mode"
+		counters "$T/stuck.json" "stuck TX $mode" -- --tx-port 1
 	done
 	if xp "$T/log" "${EAL[@]}" -m 256 --vdev "net_pcap0,rx_pcap=$m/in.pcap,infinite_rx=1" --vdev net_null0 \
 		-- --tx-port 1 --mode pipeline --mbuf-size 9216 --duration 1.5 --stats-interval 0.5 --stats-json "$T/d.json"; then
@@ -423,9 +423,10 @@ if [ -d "$m" ]; then
 	n=$(grep -c '^xio: t=' "$T/log")
 	[ "$n" -ge 1 ] && ok || { bad "--stats-interval: $n stats lines"; show "$T/log"; }
 	json_expr "$T/d.json" 'j["rx_packets"] > 400 and j["rx_packets"] == j["tx_packets"] + j["dropped_packets"] and j["elapsed_s"] > 0 and j["leaked_mbufs"] == 0' "--duration counters"
-	counters "$T/d.json" "--duration"
-	# The stats line: what scripts/bench parses, and cycles per packet per stage.
-	grep -Eq '^xio: t=[0-9.]+s .*\| out [0-9.]+ Mpps .*\| cycles/pkt q0_rx [0-9-]+ q0_work [0-9-]+ q0_tx [0-9-]+$' "$T/log" &&
+	counters "$T/d.json" "--duration" -- --tx-port 1
+	# The stats line: what scripts/bench parses, cycles per packet per stage,
+	# then each port's ethdev losses.
+	grep -Eq '^xio: t=[0-9.]+s .*\| out [0-9.]+ Mpps .*\| cycles/pkt q0_rx [0-9-]+ q0_work [0-9-]+ q0_tx [0-9-]+ \| port 0 imissed 0 ierrors 0 rx_nombuf 0 oerrors 0 \| port 1 imissed 0 ierrors 0 rx_nombuf 0 oerrors 0$' "$T/log" &&
 		ok || { bad "--stats-interval: line format"; show "$T/log"; }
 fi
 

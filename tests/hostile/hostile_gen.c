@@ -11,6 +11,14 @@
  * Every frame is at most 9022 bytes (a 9000-byte IP MTU behind two VLAN
  * tags), the spec's largest. --min-len pads shorter ones with random bytes,
  * for paths that cannot carry runts (BPF_PROG_TEST_RUN wants 14 bytes).
+ *
+ * --edges writes a fixed capture instead (no seed, no count): valid INT32
+ * replies whose token counts sit around every block and step size of the
+ * narrowing kernels and of the XDP program's loops, each with all tokens in
+ * range, with a wrong UDP checksum (found in the narrowing pass: the frame
+ * must leave as it came), and with one out-of-range token at every position
+ * of the blocks (checksum right, and sometimes wrong too); IPv4 and IPv6,
+ * with and without the UDP checksum.
  */
 #include <getopt.h>
 #include <pcap/pcap.h>
@@ -278,6 +286,83 @@ static uint32_t next_frame(struct gen *g, uint32_t *wire)
 	return len;
 }
 
+/* --edges: one frame into g->buf, tokens in range but for the one at bad
+ * (none when bad >= n), the UDP checksum made wrong when wrong_csum. */
+static uint32_t edge_frame(struct gen *g, uint32_t n, uint32_t bad, int wrong_csum, uint32_t k)
+{
+	static const int32_t in_range[] = { 0, 1, 255, 256, 32767, 32768, 65534, 65535 };
+	static const int32_t out[] = { -1, 65536, INT32_MIN, INT32_MAX, -65536, 0x10005, 0x7FFF0000 };
+	struct xio_build_layout lay;
+	struct xio_build_spec s;
+	uint32_t len;
+
+	xio_build_spec_default(&s);
+	s.dst_port = g->port;
+	s.ipv6 = k % 5 == 3;
+	s.udp_csum = wrong_csum || k % 7 != 5;
+	for (uint32_t i = 0; i < n; i++)
+		g->tokens[i] = i % 3 ? (int32_t)below(g, 65536) : in_range[(i / 3) % 8];
+	if (bad < n)
+		g->tokens[bad] = out[k % (sizeof(out) / sizeof(out[0]))];
+	s.token_count = n;
+	s.tokens = g->tokens;
+	len = xio_build_frame(&s, g->buf, MAX_FRAME, &lay);
+	if (len && wrong_csum)
+		g->buf[lay.l4_off + 6 + k % 2] ^= (uint8_t)(1 + k % 255);
+	return len;
+}
+
+/* --edges: the whole capture (see the header comment). */
+static int write_edges(struct gen *g, pcap_dumper_t *d)
+{
+	static const uint32_t sizes[] = { 0,   1,   2,   3,   4,   5,   6,   7,   8,   9,   10,  11,
+					  12,  13,  14,  15,  16,  17,  18,  19,  20,  21,  22,  23,
+					  24,  25,  26,  27,  28,  29,  30,  31,  32,  33,  34,  35,
+					  36,  37,  38,  39,  40,  47,  48,  49,  63,  64,  65,  79,
+					  80,  95,  96,  97,  127, 128, 129, 255, 256, 257, 364, 1005,
+					  1006, 2230 };
+	uint32_t k = 0;
+
+	for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+		uint32_t n = sizes[z], pos[24], npos = 0;
+
+		if (n <= 17 || n == 31 || n == 32 || n == 33 || n == 39 || n == 40) {
+			for (uint32_t p = 0; p < n && npos < 24; p++)
+				pos[npos++] = p;
+		} else if (n <= 40) {
+			pos[npos++] = 0, pos[npos++] = n / 2, pos[npos++] = n - 1;
+		} else {
+			const uint32_t from_start[] = { 0, 1, 2, 7, 8, 9, 15, 16, 31, 32, 33 };
+			const uint32_t from_end[] = { 9, 8, 7, 3, 2, 1 };
+
+			for (size_t i = 0; i < sizeof(from_start) / sizeof(from_start[0]); i++)
+				if (from_start[i] < n)
+					pos[npos++] = from_start[i];
+			pos[npos++] = n / 2;
+			for (size_t i = 0; i < sizeof(from_end) / sizeof(from_end[0]); i++)
+				if (from_end[i] <= n && n - from_end[i] > 33)
+					pos[npos++] = n - from_end[i];
+		}
+		/* all in range, right and wrong checksum; then each position */
+		for (uint32_t f = 0; f < 2 + npos; f++) {
+			uint32_t bad = f < 2 ? UINT32_MAX : pos[f - 2];
+			int wrong = f == 1 || (f >= 2 && (f + n) % 9 == 0);
+			uint32_t len = edge_frame(g, n, bad, wrong, k++);
+			struct pcap_pkthdr h;
+
+			if (len == 0) {
+				fprintf(stderr, "xio-hostile-gen: xio_build_frame refused an edge frame\n");
+				return 1;
+			}
+			h.ts.tv_sec = 1700000000;
+			h.ts.tv_usec = (suseconds_t)k;
+			h.caplen = h.len = len;
+			pcap_dump((u_char *)d, &h, g->buf);
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -286,6 +371,7 @@ int main(int argc, char **argv)
 		{ "count", required_argument, NULL, 'n' },
 		{ "udp-port", required_argument, NULL, 'p' },
 		{ "min-len", required_argument, NULL, 'm' },
+		{ "edges", no_argument, NULL, 'e' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct gen g;
@@ -294,7 +380,7 @@ int main(int argc, char **argv)
 	uint32_t min_len = 0;
 	pcap_dumper_t *d;
 	pcap_t *dead;
-	int c;
+	int c, edges = 0;
 
 	g.state = 1;
 	g.port = XIO_DEFAULT_UDP_PORT;
@@ -305,12 +391,13 @@ int main(int argc, char **argv)
 		case 'n': count = strtoul(optarg, NULL, 0); break;
 		case 'p': g.port = (uint16_t)strtoul(optarg, NULL, 0); break;
 		case 'm': min_len = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'e': edges = 1; break;
 		default: out = NULL; optind = argc; break;
 		}
 	}
 	if (!out) {
 		fprintf(stderr, "usage: %s --out IN.pcap [--seed S] [--count N] [--udp-port P]"
-			" [--min-len N]\n", argv[0]);
+			" [--min-len N] [--edges]\n", argv[0]);
 		return 2;
 	}
 	dead = pcap_open_dead(DLT_EN10MB, 65535);
@@ -318,6 +405,12 @@ int main(int argc, char **argv)
 	if (!d) {
 		fprintf(stderr, "xio-hostile-gen: %s: %s\n", out, pcap_geterr(dead));
 		return 1;
+	}
+	if (edges) {
+		c = write_edges(&g, d);
+		pcap_dump_close(d);
+		pcap_close(dead);
+		return c;
 	}
 	for (unsigned long i = 0; i < count; i++) {
 		struct pcap_pkthdr h;

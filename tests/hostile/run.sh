@@ -32,13 +32,24 @@ work=${HOSTILE_WORK:-$build/hostile/$what}
 frames=${FRAMES:-5000}
 mkdir -p "$work"
 
-# name seed port options
+# name seed port options; a case named edges* takes xio-hostile-gen's fixed
+# --edges capture (every block and step of the narrowing loops) instead of
+# seeded frames, its seed only cuts the segments
 cases=(
 	"keep 1001 7910 --overflow keep"
 	"saturate 1002 7910 --overflow saturate"
 	"drop-invalid 1003 7910 --overflow drop --drop-invalid"
 	"port9999 1004 9999 --overflow saturate --drop-invalid"
+	"edges 1005 7910 --overflow keep"
 )
+
+# gen_args NAME SEED COUNT: xio-hostile-gen's frame options for a case
+gen_args() {
+	case $1 in
+	edges*) echo --edges ;;
+	*) echo --seed "$2" --count "$3" ;;
+	esac
+}
 
 # xio-pipeline runs: name, then options
 runs=(
@@ -53,11 +64,14 @@ if [ "$what" = xdp ]; then
 	i=0
 	for c in "hostile-keep 7910 --overflow keep" "hostile-saturate 7910 --overflow saturate" \
 		"hostile-drop 7910 --overflow drop" "hostile-drop-invalid 7910 --overflow keep --drop-invalid" \
-		"hostile-port9999-saturate 9999 --overflow saturate"; do
+		"hostile-port9999-saturate 9999 --overflow saturate" \
+		"edges-keep 7910 --overflow keep" "edges-saturate 7910 --overflow saturate" \
+		"edges-drop 7910 --overflow drop" "edges-drop-invalid 7910 --overflow keep --drop-invalid"; do
 		read -r name port opts <<<"$c"
 		i=$((i + 1))
 		mkdir -p "$work/$name"
-		"$build/hostile/xio-hostile-gen" --seed $((3000 + i)) --count 1000 --min-len 14 \
+		# shellcheck disable=SC2046
+		"$build/hostile/xio-hostile-gen" $(gen_args "$name" $((3000 + i)) 1000) --min-len 14 \
 			--udp-port "$port" --out "$work/$name/in.pcap"
 		# shellcheck disable=SC2086
 		"$build/hostile/xio-ref-model" --in "$work/$name/in.pcap" --out "$work/$name/expected.pcap" \
@@ -82,8 +96,11 @@ for c in "${cases[@]}"; do
 	read -r name seed port opts <<<"$c"
 	dir=$work/$name
 	mkdir -p "$dir"
-	"$build/hostile/xio-hostile-gen" --seed "$seed" --count "$frames" --udp-port "$port" \
+	# shellcheck disable=SC2046
+	"$build/hostile/xio-hostile-gen" $(gen_args "$name" "$seed" "$frames") --udp-port "$port" \
 		--out "$dir/in.pcap"
+	nf=$frames
+	[[ $name == edges* ]] && nf=edge
 	# shellcheck disable=SC2086
 	"$build/hostile/xio-ref-model" --in "$dir/in.pcap" --out "$dir/expected.pcap" \
 		--json "$dir/expected.json" --udp-port "$port" $opts
@@ -95,7 +112,7 @@ for c in "${cases[@]}"; do
 			# shellcheck disable=SC2086
 			"$build/hostile/xio-stage-replay" --in "$dir/in.pcap" --out "$dir/$layout.pcap" \
 				--json "$dir/$layout.json" --udp-port "$port" $opts "${seg[@]}"
-			check "$name ($frames frames, stage core, $layout)" "$dir/$layout.pcap" \
+			check "$name ($nf frames, stage core, $layout)" "$dir/$layout.pcap" \
 				"$dir/expected.pcap" "$dir/$layout.json" "$dir/expected.json" "$dir"
 		done
 		;;
@@ -115,7 +132,7 @@ for c in "${cases[@]}"; do
 				fail=1
 				continue
 			fi
-			check "$name ($frames frames, xio-pipeline $ropts)" "$out" \
+			check "$name ($nf frames, xio-pipeline $ropts)" "$out" \
 				"$dir/expected.pcap" "$json" "$dir/expected.json" "$log" --leaks
 		done
 		;;

@@ -257,10 +257,12 @@ static bool run_some_layouts(int saturate, const int32_t *tok, size_t n)
 	return true;
 }
 
-/* Sizes that cover every position of the widest kernel's blocks (64 tokens
- * in the AVX-512 main loop) and its tails, and a 1500-byte MTU's frame. */
-static const size_t sweep_sizes[] = { 1,  2,  3,  4,  5,  7,  8,  9,  15, 16,  17,  31,  32,
-				      33, 47, 48, 63, 64, 65, 79, 80, 96, 127, 128, 129, 364 };
+/* Sizes that cover every position of the widest kernel's blocks (128 tokens
+ * in the AVX-512 checked main loop, then its 64, 32 and 16-token steps) and
+ * its tails, and a 1500-byte MTU's frame. */
+static const size_t sweep_sizes[] = { 1,  2,  3,  4,   5,   7,   8,   9,   15,  16,  17,  31,
+				      32, 33, 47, 48,  63,  64,  65,  79,  80,  96,  127, 128,
+				      129, 191, 192, 193, 255, 256, 257, 364 };
 
 /* ---- tests ---- */
 

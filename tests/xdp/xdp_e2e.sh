@@ -99,10 +99,12 @@ def frames(path):
         out.append(d[off + 16:off + 16 + cl]); off += 16 + cl
     return out
 got, want = frames(sys.argv[1]), frames(sys.argv[2])
+# The same frames in another order: say so first (the caller may replay).
+order = "order only: " if got != want and sorted(got) == sorted(want) else ""
 for i, (g, w) in enumerate(zip(got, want)):
     if g != w:
         at = next((j for j in range(min(len(g), len(w))) if g[j] != w[j]), min(len(g), len(w)))
-        sys.exit(f"frame {i}: {len(g)} bytes, expected {len(w)}; first difference at byte {at}")
+        sys.exit(f"{order}frame {i}: {len(g)} bytes, expected {len(w)}; first difference at byte {at}")
 if len(got) != len(want):
     sys.exit(f"{len(got)} frames, expected {len(want)}")
 EOF
@@ -130,8 +132,28 @@ failed=0
 passed=0
 
 # run NAME VECTOR_DIR EAL_ARGS -- APP_ARGS...: one replay through the DUT.
+# A capture that holds exactly the expected frames in another order is the
+# receiving veth's doing when the host is loaded (see "Order" in docs/xdp.md:
+# two frames in one NAPI poll): that vector is replayed once at a quarter of
+# the rate, where the order must then be exact, and the pass says so.
 run() {
 	local name=$1 v=$2 eal=$3; shift 3
+	local rate=$pps out
+	LAST_LOG=$tmp/pipeline.log
+	out=$(run_once "$name" "$v" "$eal" "$rate" "$@") && { echo "$out"; passed=$((passed + 1)); return 0; }
+	if [[ $out == "FAIL $name: capture: order only: "* ]]; then
+		echo "     $name: ${out#FAIL $name: capture: } at $rate frames/s; again at $((rate / 4)) frames/s"
+		rate=$((rate / 4))
+		out=$(run_once "$name" "$v" "$eal" "$rate" "$@") && { echo "$out"; passed=$((passed + 1)); return 0; }
+	fi
+	echo "$out"
+	failed=$((failed + 1))
+	return 1
+}
+
+# run_once NAME VECTOR_DIR EAL_ARGS RATE -- APP_ARGS...: prints ok or FAIL.
+run_once() {
+	local name=$1 v=$2 eal=$3 rate=$4; shift 4
 	local log=$tmp/pipeline.log got=$tmp/got.pcap stats=$tmp/stats.json tdlog=$tmp/tcpdump.log
 	local td pp rc=0 why=""
 	rm -f "$log" "$got" "$stats" "$tdlog"
@@ -145,7 +167,7 @@ run() {
 		--stats-json "$stats" >"$log" 2>&1 &
 	pp=$!; pids+=("$pp")
 	if wait_for "$log" "xdp: .* mode on xd0" "$pp"; then
-		in_ns "$S" tcpreplay -q -T nano -i xs0 --pps "$pps" "$v/in.pcap" >"$tmp/tcpreplay.log" 2>&1 ||
+		in_ns "$S" tcpreplay -q -T nano -i xs0 --pps "$rate" "$v/in.pcap" >"$tmp/tcpreplay.log" 2>&1 ||
 			why="tcpreplay failed: $(tail -1 "$tmp/tcpreplay.log")"
 	fi
 	wait "$pp" || rc=$?
@@ -166,12 +188,9 @@ run() {
 		echo "FAIL $name: $why"
 		[ -z "${XDP_E2E_SAVE:-}" ] || cp "$got" "$XDP_E2E_SAVE/${name// /-}.pcap" 2>/dev/null || true
 		sed 's/^/    | /' "$log"
-		failed=$((failed + 1))
 		return 1
 	fi
 	echo "ok   $name: $(grep -o 'xdp: [0-9]* frame(s) finished in the kernel, [0-9]* through AF_XDP' "$log" | sed 's/^xdp: //')"
-	passed=$((passed + 1))
-	LAST_LOG=$log
 }
 
 setup

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * xio_srv_config.h: xio-server's command line. Every value is checked here,
+ * the root opened and the allow list built, so that a bad command line
+ * ends with one line naming the problem (exit 1) before anything runs.
+ */
+#ifndef XIO_SRV_CONFIG_H
+#define XIO_SRV_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "xio_srv_allow.h"
+
+#define XIO_SRV_MTU_MAX     9000
+#define XIO_SRV_THREADS_MAX 64
+
+struct xio_srv_config {
+	const char *root;  /* --root, as given */
+	int rootfd;        /* the root directory, opened */
+	const char *bind_str;
+	bool bind_given;   /* --bind given: no IPv4 fallback for "::" */
+	struct sockaddr_storage bind; /* with the port */
+	socklen_t bind_len;
+	uint16_t port;
+	struct xio_srv_allow allow;
+	uint32_t mtu;
+	double rate_gbit;   /* 0: not paced */
+	unsigned threads;
+	const char *stats_json; /* NULL: none */
+	double stats_interval;  /* s, 0: no line */
+	double duration;        /* s, 0: until a signal */
+	uint64_t idle_exit_ms;  /* 0: never */
+};
+
+/* Fills *c from the command line; --help and --version print and exit 0,
+ * anything wrong prints one line and exits 1. */
+void xio_srv_config_parse(int argc, char **argv, struct xio_srv_config *c);
+
+/* The default bind address "::" as IPv4 "0.0.0.0", for hosts without
+ * IPv6; false when the address was given (or is already IPv4). */
+bool xio_srv_config_bind_v4(struct xio_srv_config *c);
+
+#endif /* XIO_SRV_CONFIG_H */

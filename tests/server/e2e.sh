@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# e2e.sh: build/xio-server on loopback against tests/server/xio_client.py,
+# a client written from the spec alone (loopback ports 21000-21009):
+#  - bad command lines: exit 1 and one line naming the problem; --help,
+#    --version; a port already taken; SIGINT;
+#  - one server on "::" (2 threads, --allow 127.0.0.1/32,::1/128): an 8 MiB
+#    token file over IPv4 (IPv4-mapped) without CRC and 4 MiB over IPv6 with
+#    CRC, every datagram in order and exactly once, full datagrams of 360 and
+#    352 tokens; a RAW read of an odd-sized file; every error code; 20,000
+#    hostile datagrams, every answer checked; requests from 127.0.0.2 refused;
+#    still serving; SIGTERM: exit 0, and the stats JSON equal, counter by
+#    counter, to what the clients' datagrams make it;
+#  - io over the wire (a sysfs file shorter than its size) and --idle-exit;
+#  - --rate: a read no faster than the rate allows; SIGTERM in the middle
+#    of a train: the train finishes, exit 0; --duration.
+#
+#   e2e.sh BUILD
+set -u
+build=${1:?usage: e2e.sh BUILD}
+here=$(cd "$(dirname "$0")" && pwd)
+srv=$build/xio-server
+py=/usr/bin/python3
+client=("$py" "$here/xio_client.py")
+port=21000
+work=$(mktemp -d /tmp/xsv-e2e.XXXXXX)
+. "$here/lib.sh"
+trap 'kill_all; rm -rf "$work"' EXIT
+
+root=$work/root
+mkdir -p "$root/dir"
+head -c $((8 << 20)) /dev/urandom >"$root/tokens.bin"
+head -c 1000003 /dev/urandom >"$root/odd.bin"
+head -c 4000 /dev/urandom >"$work/outside.bin"
+head -c 4000 /dev/urandom >"$root/dir/nested.bin"
+ln -s ../outside.bin "$root/link-out"
+ln -s .. "$root/link-dir-out"
+mkfifo "$root/fifo"
+
+# --- bad command lines ------------------------------------------------------
+# badcmd REGEX ARGS...: exit 1, exactly one line on stderr matching REGEX, nothing on stdout.
+badcmd() {
+	local re=$1 rc
+	shift
+	timeout 10 "$srv" "$@" >"$work/out" 2>"$work/err"
+	rc=$?
+	if [ "$rc" -ne 1 ] || [ "$(wc -l <"$work/err")" -ne 1 ] || [ -s "$work/out" ] ||
+		! grep -Eq -- "^xio-server: $re" "$work/err"; then
+		bad "xio-server $*: exit $rc, want 1 and one line 'xio-server: $re'"
+		show "$work/err"
+	else
+		ok
+	fi
+}
+badcmd "--root DIR is required"
+badcmd "--root '/nonexistent': No such file" --root /nonexistent
+badcmd "--root '.*odd.bin': Not a directory" --root "$root/odd.bin"
+badcmd "--port '0': expected a number in 1..65535" --root "$root" --port 0
+badcmd "--port '65536': expected a number in 1..65535" --root "$root" --port 65536
+badcmd "--port 'x'" --root "$root" --port x
+badcmd "--allow: '10.0.0.0/33' is not a CIDR" --root "$root" --allow 10.0.0.0/33
+badcmd "--allow: '1.2.3' is not a CIDR" --root "$root" --allow 127.0.0.1,1.2.3
+badcmd "--allow: '' is not a CIDR" --root "$root" --allow ""
+badcmd "--allow: '::1/129' is not a CIDR" --root "$root" --allow ::1/129
+badcmd "--mtu 63: too small .* over IPv4 \(at least 64\)" --root "$root" --bind 127.0.0.1 --mtu 63
+badcmd "--mtu 83: too small .* over IPv6 \(at least 84\)" --root "$root" --mtu 83
+badcmd "--mtu '9001'" --root "$root" --mtu 9001
+badcmd "unknown option '--frobnicate'" --root "$root" --frobnicate
+badcmd "option '--port' needs a value" --root "$root" --port
+badcmd "unexpected argument 'extra'" --root "$root" extra
+badcmd "--bind '1.2.3.4.5': not an IPv4 or IPv6 address" --root "$root" --bind 1.2.3.4.5
+badcmd "--threads '0'" --root "$root" --threads 0
+badcmd "--rate '-1'" --root "$root" --rate -1
+badcmd "--stats-json '/nonexistent/s.json': cannot write in '/nonexistent'" --root "$root" \
+	--stats-json /nonexistent/s.json
+if "$srv" --help | grep -q "^Usage: xio-server --root DIR" && [ "$("$srv" --version)" = \
+	"xio-server $(sed -n 's/^XIO_VERSION := //p' "$here/../../Makefile")" ]; then
+	ok
+else
+	bad "--help or --version"
+fi
+
+start taken "$srv" --root "$root" --port $port --bind 127.0.0.1
+taken=$pid
+badcmd "cannot bind 127.0.0.1 port $port: Address already in use" --root "$root" --port $port \
+	--bind 127.0.0.1
+stop "$taken" taken INT
+
+# --- the main server ----------------------------------------------------------
+start main "$srv" --root "$root" --port $port --threads 2 --allow 127.0.0.1/32,::1/128 \
+	--stats-json "$work/main.json" --stats-interval 0.5
+main=$pid
+c4=("${client[@]}" --server 127.0.0.1 --port $port)
+c6=("${client[@]}" --server ::1 --port $port)
+run "8 MiB of tokens over IPv4" "${c4[@]}" --tally "$work/t1" read --path tokens.bin \
+	--compare "$root/tokens.bin" --expect-per 360
+run "4 MiB of tokens over IPv6 with CRC" "${c6[@]}" --tally "$work/t2" read --path tokens.bin \
+	--compare "$root/tokens.bin" --crc --count 1048576 --expect-per 352
+run "RAW read with CRC and max_count" "${c6[@]}" --tally "$work/t3" read --path odd.bin \
+	--compare "$root/odd.bin" --raw --crc --max-count 1001 --expect-per 1001 --chunk 300007
+run "every error code" "${c4[@]}" --tally "$work/t4" errors
+run "20,000 hostile datagrams" "${c4[@]}" --tally "$work/t5" hostile --count 20000 --seed 7
+run "refused from 127.0.0.2" "${c4[@]}" --tally "$work/t6" --source 127.0.0.2 refused --count 100
+run "still serving" "${c4[@]}" --tally "$work/t7" read --path dir/nested.bin \
+	--compare "$root/dir/nested.bin" --crc --max-count 7 --expect-per 7
+stop "$main" main
+run "stats JSON against the clients' tally" "${client[@]}" check --stats "$work/main.json" \
+	"$work"/t[1-7]
+if grep -q "^xio-server: t=" "$work/main.out" &&
+	grep -q "^xio-server: received " "$work/main.out"; then
+	ok
+else
+	bad "no --stats-interval line or summary"; show "$work/main.out"
+fi
+
+# --- io, --idle-exit ------------------------------------------------------------
+# /sys/kernel/uevent_seqnum says 4096 bytes and holds a few: not readable as said.
+start io "$srv" --root /sys/kernel --port $((port + 1)) --bind 127.0.0.1 --allow 127.0.0.1 \
+	--idle-exit 1500 --stats-json "$work/io.json"
+io=$pid
+run "io over the wire" "${client[@]}" --server 127.0.0.1 --port $((port + 1)) --tally "$work/io1" \
+	expect --path uevent_seqnum --code io --first 2 --count 100
+wait "$io"
+rc=$?
+if [ "$rc" -eq 0 ]; then ok; else bad "--idle-exit: exit $rc"; fi
+run "io stats JSON" "${client[@]}" check --stats "$work/io.json" "$work/io1"
+
+# --- --rate, SIGTERM in a train, --duration ------------------------------------
+# 1 Mi tokens at 0.1 Gbit/s: 4 MiB + 2913 headers = 4287520 bytes, 343 ms less
+# 128 KiB of credit (10 ms): no run can be faster.
+start rate "$srv" --root "$root" --port $((port + 2)) --rate 0.1 --stats-json "$work/rate.json"
+rate=$pid
+run "paced read" "${c4[@]/$port/$((port + 2))}" --tally "$work/r1" read --path tokens.bin \
+	--compare "$root/tokens.bin" --count 1048576 --min-seconds 0.33
+# the whole file in one request (686 ms at the rate), SIGTERM 100 ms after it went
+"${c4[@]/$port/$((port + 2))}" --tally "$work/r2" read --path tokens.bin \
+	--compare "$root/tokens.bin" --chunk 2097152 --say-sent >"$work/r2.log" 2>&1 &
+reader=$!
+wait_for "$work/r2.log" "READ .* sent" || bad "the reader did not send its READ"
+sleep 0.1
+stop "$rate" rate
+if wait "$reader"; then
+	ok
+	sed 's/^/  /' "$work/r2.log"
+else
+	bad "train cut by SIGTERM"
+	show "$work/r2.log"
+fi
+run "rate stats JSON" "${client[@]}" check --stats "$work/rate.json" "$work/r1" "$work/r2"
+
+"$srv" --root "$root" --port $((port + 3)) --duration 0.5 --stats-json "$work/d.json" \
+	>/dev/null 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && "$py" -c 'import json, sys
+sys.exit(not 0.5 <= json.load(open(sys.argv[1]))["elapsed_s"] < 5)' "$work/d.json"; then
+	ok
+else
+	bad "--duration 0.5: exit $rc"
+fi
+
+echo "server e2e: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
