@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "xio_build.h"
+#include "xio_msg.h"
 #include "xio_crc.h"
 #include "xio_csum.h"
 
@@ -134,17 +135,11 @@ static void put_udp_xio(const struct xio_build_spec *spec, const struct xio_buil
 	xio_put_be16(udp + 4, (uint16_t)(lay->ip_end - lay->l4_off));
 	xio_put_be16(udp + 6, 0);
 
-	xio_put_be16(x + XIO_OFF_MAGIC, XIO_MAGIC);
-	x[XIO_OFF_VERSION] = XIO_VERSION;
-	x[XIO_OFF_OPCODE] = spec->opcode;
-	x[XIO_OFF_FLAGS] = spec->flags;
-	x[XIO_OFF_DTYPE] = spec->dtype;
-	xio_put_be16(x + XIO_OFF_HDR_LEN, spec->hdr_len);
-	xio_put_be32(x + XIO_OFF_STREAM_ID, spec->stream_id);
-	xio_put_be32(x + XIO_OFF_SEQ, spec->seq);
-	xio_put_be64(x + XIO_OFF_FIRST_TOKEN, spec->first_token);
-	xio_put_be32(x + XIO_OFF_TOKEN_COUNT, spec->token_count);
-	xio_put_be32(x + XIO_OFF_PAYLOAD_CRC, 0);
+	xio_hdr_put(x, &(struct xio_hdr){
+		.opcode = spec->opcode, .flags = spec->flags, .dtype = spec->dtype,
+		.hdr_len = spec->hdr_len, .stream_id = spec->stream_id, .seq = spec->seq,
+		.first_token = spec->first_token, .token_count = spec->token_count,
+	});
 	if (spec->ext)
 		memcpy(x + XIO_HDR_LEN, spec->ext, spec->hdr_len - XIO_HDR_LEN);
 	else
