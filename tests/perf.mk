@@ -4,7 +4,9 @@
 #                   dpdk-testpmd io forwarding on the same in-memory capture
 #   bench-xdp       xio-pipeline's XDP kernel and afxdp modes against the
 #                   xdp-bench pass/redirect baselines on veth (root)
-#   bench-report    docs/perf.md and docs/perf.png from the three CSVs
+#   bench-stage     the stage core per frame outside DPDK: PMD-like copy,
+#                   forward, narrow, the kernel alone (tests/bench/bench_stage.c)
+#   bench-report    docs/perf.md and docs/perf.png from the CSVs
 #   bench-live      a fetch through the live path (tests/live/lib.sh's
 #                   namespaces): xio-pipeline --bidirectional (DPDK
 #                   net_af_packet, XDP kernel) against dpdk-testpmd io and a
@@ -30,7 +32,17 @@ $(BENCH_XDP_TOOL): tests/bench/xio_bench_xdp.c tests/bench/xio_bench_xdp.h drive
 	$(CC) $(CFLAGS) -Itests/bench -I$(BUILD)/bench $(BENCH_LIBBPF_CFLAGS) $(PCAP_CFLAGS) $(LDFLAGS) \
 		-o $@ $(filter %.c,$^) $(BENCH_LIBBPF_LIBS) $(PCAP_LIBS)
 
-.PHONY: bench-pipeline bench-xdp bench-report bench-live
+BENCH_STAGE     := $(BUILD)/bench/bench_stage
+BENCH_STAGE_CSV ?= $(BUILD)/bench/stage.csv
+
+$(BENCH_STAGE): tests/bench/bench_stage.c $(STAGES_LIB) $(wildcard stages/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ISAL_CFLAGS) $(LDFLAGS) -o $@ $< $(STAGES_LIB) $(ISAL_LIBS)
+
+.PHONY: bench-pipeline bench-xdp bench-report bench-live bench-stage
+bench-stage: $(BENCH_STAGE)
+	$(BENCH_STAGE) --csv $(BENCH_STAGE_CSV)
+
 bench-pipeline: $(BUILD)/xio-pipeline $(BUILD)/xio-gen
 	BUILD=$(BUILD) bash scripts/bench/pipeline.sh
 
@@ -41,10 +53,10 @@ bench-report:
 	@[ -f $(BENCH_KERNELS_CSV) ] || $(MAKE) --no-print-directory bench-kernels
 	BUILD=$(BUILD) python3 scripts/bench/report.py --kernels $(BENCH_KERNELS_CSV) \
 		--pipeline $(BUILD)/bench/pipeline-runs.csv --xdp $(BUILD)/bench/xdp-runs.csv \
-		--live $(BUILD)/bench/live-runs.csv --md docs/perf.md --png docs/perf.png
+		--live $(BUILD)/bench/live-runs.csv --stage $(BENCH_STAGE_CSV) --md docs/perf.md --png docs/perf.png
 
 bench-live: $(BUILD)/xio-server $(BUILD)/xio-fetch $(BUILD)/xio-pipeline $(BENCH_XDP_TOOL)
 	BUILD=$(BUILD) flock /tmp/xio-live.lock bash scripts/bench/live.sh
 	python3 scripts/bench/live_report.py --csv $(BUILD)/bench/live-runs.csv --md docs/perf.md
 
-BENCHES += bench-pipeline bench-xdp bench-report bench-live
+BENCHES += bench-stage bench-pipeline bench-xdp bench-report bench-live

@@ -12,7 +12,7 @@ XIO_GEN=${XIO_GEN:-$BUILD/xio-gen}
 # of IP datagram (xio-gen's --mtu is the IP MTU), 1530 bytes on the wire.
 BENCH_TOKENS_PER_FRAME=364
 BENCH_MTU=1516
-BENCH_FRAMES=${BENCH_FRAMES:-256}
+BENCH_FRAMES=${BENCH_FRAMES:-2048}
 
 log() { echo "bench: $*" >&2; }
 die() { echo "bench: $*" >&2; exit 1; }

@@ -351,26 +351,23 @@ def pipeline_section(rows, path, out, plot_dir):
     fw, rtc = res.get(("nocrc", "forward")), res.get(("nocrc", "rtc"))
     cs = paired(byr("nocrc", "xio-pipeline", "rtc"), byr("nocrc", "testpmd", "csum"))
     res["rtc_vs_csum"] = cs
-    if fw and rtc and rtc[2] is not None and rtc[2] < 0.9:
-        out.append("Reading the goal (rtc, no CRC, >= 0.90 of testpmd io): not met. "
-                   "xio-pipeline with nothing to narrow already runs at %s of testpmd io "
-                   "here, so everything the XIO work adds has to fit in the remaining %s. "
-                   "net_pcap hands over every frame as a 1530-byte copy made inside "
-                   "`rte_eth_rx_burst`, so the stage core gets a burst of 32 frames "
-                   "(48 KB, against a %s L1 data cache) only after all of it was copied, "
-                   "and the frame's one pass (read 1456 bytes, write 728: range check, "
-                   "token sum for the UDP checksum and narrowing fused; see the kernel "
-                   "table) runs from L2. testpmd io never reads those bytes at all. The "
-                   "honest comparison for a program that must verify a checksum over "
-                   "every payload is testpmd's own software checksum engine: "
-                   "xio-pipeline rtc, which checks both checksums, narrows and rewrites, "
-                   "runs at **%s** (%s-%s) times testpmd csum. On a BlueField the mlx5 PMD "
-                   "writes frames by DMA and vouches for the checksums "
-                   "(`RTE_MBUF_F_RX_L4_CKSUM_GOOD`, which the stage core honours), so "
-                   "neither the copy nor the checksum is paid there; rerun `make bench` "
-                   "on the DPU.\n" % (fnum(fw[2], 2), fnum(1 - fw[2], 2) if fw[2] else "n/a",
-                                     l1d_size(), fnum(cs[0], 2), fnum(cs[1], 2),
-                                     fnum(cs[2], 2)))
+    rf = paired(byr("nocrc", "xio-pipeline", "rtc"), byr("nocrc", "xio-pipeline", "forward"))
+    res["rtc_vs_forward"] = rf
+    res["forward_cpp"] = cyc("nocrc", "forward")
+    res["rtc_cpp"] = cyc("nocrc", "rtc")
+    if fw and rtc:
+        out.append("**The payload pass** (issue 14, item 1): xio-pipeline rtc narrowing "
+                   "against the same binary forwarding only (*forward*), no CRC, per round: "
+                   "**%s** (%s-%s); goal >= 0.85. Round 1's goal, >= 0.90 of testpmd io, is "
+                   "retired: forwarding alone already stands at %s of testpmd io here, so it "
+                   "measured net_pcap's own copy. Per frame, xio-pipeline's counters give %s "
+                   "cycles forwarding and %s narrowing; the next section takes those extra "
+                   "cycles apart. The honest comparison for a program that must verify a "
+                   "checksum over every payload is testpmd's own software checksum engine: "
+                   "rtc runs at **%s** (%s-%s) times testpmd csum.\n" % (
+                       fnum(rf[0], 2), fnum(rf[1], 2), fnum(rf[2], 2), fnum(fw[2], 2),
+                       fnum(res["forward_cpp"], 0), fnum(res["rtc_cpp"], 0),
+                       fnum(cs[0], 2), fnum(cs[1], 2), fnum(cs[2], 2)))
     out.append("")
     if checks:
         out.append("Runs whose stats JSON did not show every frame narrowed and sent: " +
@@ -385,6 +382,54 @@ def pipeline_section(rows, path, out, plot_dir):
             r = res.get((cap, mode), (None, None, None))[2]
             f.write('"%s\\n%s" %s\n' % (mode, CAP_NAME[cap], "NaN" if r is None else "%.4f" % r))
     return res
+
+
+def stage_section(rows, pres, out):
+    out.append("### Where a narrowed frame's time goes: the stage core alone\n")
+    if not rows:
+        out.append("No figures: `make bench-stage` did not write its CSV.\n")
+        return {}
+    t = {r["config"]: float(r["ticks_per_frame"]) for r in rows}
+    sp = {r["config"]: (float(r["min"]), float(r["max"])) for r in rows}
+    out.append("From `make bench-stage` (tests/bench/bench_stage.c): the same frame, outside "
+               "DPDK, copied into a burst of buffers laid out as mbufs (2 KiB apart, 128 "
+               "bytes of headroom) as net_pcap copies it, then each frame of the burst goes "
+               "through one configuration: *copy* nothing more, *forward* `xio_process()` "
+               "told another XIO port (stops at rule 5, as the pipeline's *forward*), "
+               "*narrow* `xio_process()` (every rule, the fused pass, the rewrite), *kernel* "
+               "only the %s narrowing kernel over the payload. Bursts of 32 frames (48 KiB: "
+               "the first frames of a burst have left L1 by the time they are processed), "
+               "and narrow and kernel again in bursts of 8 (12 KiB, in L1). TSC ticks per "
+               "frame, median of %s interleaved rounds (min-max):\n" % (
+                   rows[0].get("kernel", "?"), "15"))
+    out.append("| configuration | ticks/frame (min-max) | difference |")
+    out.append("|---|---:|---:|")
+    for c in ("copy", "forward", "narrow", "kernel", "narrow_burst8", "kernel_burst8"):
+        if c not in t:
+            continue
+        base = {"forward": "copy", "narrow": "forward", "kernel": "copy",
+                "narrow_burst8": "narrow", "kernel_burst8": "kernel"}.get(c)
+        out.append("| %s | %s (%s-%s) | %s |" % (
+            c.replace("_burst8", ", bursts of 8"), fnum(t[c], 1), fnum(sp[c][0], 1),
+            fnum(sp[c][1], 1), "" if base is None else "%+.1f (vs %s)" % (t[c] - t[base], base)))
+    out.append("")
+    extra = t.get("narrow", 0) - t.get("forward", 0)
+    passt = t.get("kernel", 0) - t.get("copy", 0)
+    fcpp = pres.get("forward_cpp")
+    if fcpp and extra > 0 and passt > 0:
+        out.append("Narrowing adds %.0f ticks a frame to forwarding; the pass alone (the "
+                   "kernel over a payload the copy just wrote) is %.0f of them, validation, "
+                   "the checksum check and the rewrite the other %.0f. Against the pipeline's "
+                   "forwarding cost of %s ticks a frame (its own counter, above), that "
+                   "predicts rtc / forward = %.2f, and even a stage core whose only cost "
+                   "was the pass would stand at %.2f: the goal of 0.85 leaves %.0f ticks "
+                   "for the whole XIO work, less than one pass over 1456 bytes in this "
+                   "context. The same kernel runs at twice that speed in the kernel table "
+                   "(buffers hot in L1, out of place); here the payload comes from L2, "
+                   "written a burst earlier by the copy, and is narrowed in place.\n" % (
+                       extra, passt, extra - passt, fnum(fcpp, 0), fcpp / (fcpp + extra),
+                       fcpp / (fcpp + passt), fcpp * (1 / 0.85 - 1)))
+    return t
 
 
 # ---------------------------------------------------------------- xdp
@@ -527,6 +572,7 @@ def main():
     ap.add_argument("--pipeline")
     ap.add_argument("--xdp")
     ap.add_argument("--live")
+    ap.add_argument("--stage")
     ap.add_argument("--md", required=True)
     ap.add_argument("--png", required=True)
     a = ap.parse_args()
@@ -536,6 +582,7 @@ def main():
     body = []
     ksum, kfuncs = kernels_section(read_csv(a.kernels), body, plot_dir)
     pres = pipeline_section(read_csv(a.pipeline), a.pipeline, body, plot_dir)
+    stage_section(read_csv(a.stage), pres, body)
     try:
         os.remove(os.path.join(plot_dir, "plot-xdp.dat"))
     except OSError:
@@ -564,9 +611,12 @@ def main():
     out += ["| %s | %s |" % v for v in versions()]
     out += ["", "## Summary", "",
             "| what | measured | goal |", "|---|---:|---:|"]
+    r = pres.get("rtc_vs_forward")
+    if r and r[0] is not None:
+        out.append("| xio-pipeline rtc narrowing / the same binary forwarding only, no CRC | **%s** | >= 0.85 |" % fnum(r[0], 2))
     r = pres.get(("nocrc", "rtc"))
     if r:
-        out.append("| xio-pipeline rtc, one forwarding core, no CRC / testpmd io | **%s** | >= 0.90 |" % fnum(r[2], 2))
+        out.append("| xio-pipeline rtc, one forwarding core, no CRC / testpmd io | %s | (0.90, retired) |" % fnum(r[2], 2))
     for mode, label in (("forward", "xio-pipeline forward (nothing to narrow), no CRC"),
                         ("csum", "dpdk-testpmd csum (software checksums)")):
         r = pres.get(("nocrc", mode))
@@ -597,10 +647,10 @@ def main():
     out += ["## How to read and rerun", "",
             "- This run's measuring time: %s (plus about 20 s of kernel benchmark and the "
             "build)." % (took or "not recorded"),
-            "- `make bench` runs `bench-kernels`, `bench-pipeline`, `bench-xdp` (root: "
+            "- `make bench` runs `bench-kernels`, `bench-stage`, `bench-pipeline`, `bench-xdp` (root: "
             "namespaces and XDP; skipped with a note otherwise) and `bench-report`, which "
             "rewrites this file and perf.png. Raw per-run figures: "
-            "`build/bench/kernels.csv`, `pipeline-runs.csv`, `xdp-runs.csv`; every run's "
+            "`build/bench/kernels.csv`, `stage.csv`, `pipeline-runs.csv`, `xdp-runs.csv`; every run's "
             "log and stats JSON: `build/bench/logs/`. `BENCH_ROUNDS=N` changes the "
             "number of rounds (default 5).",
             "- The machine is a 2-core VM: the baseline and xio-pipeline share it with "
