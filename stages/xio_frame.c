@@ -133,6 +133,15 @@ size_t xio_frame_narrow(struct xio_frame *f, uint32_t off, size_t first, size_t 
 	const struct xio_narrow_ops *ops = xio_narrow_ops();
 	size_t i = first, clamped = 0;
 
+	if (f->nseg == 1) {
+		/* the payload in one piece (the stage core checked the lengths):
+		 * one kernel call */
+		uint8_t *p = f->seg[0].data + off;
+
+		if (checked)
+			return first + ops->narrow_checked(p + 2 * first, p + 4 * first, n - first, sum);
+		return ops->narrow_saturate(p + 2 * first, p + 4 * first, n - first);
+	}
 	while (i < n) {
 		uint32_t savail, davail;
 		uint8_t *src = frame_at(f, off + 4 * (uint32_t)i, &savail);

@@ -39,7 +39,7 @@ uint64_t xio_frame_csum(const struct xio_frame *f, uint32_t off, uint32_t n, uin
 uint32_t xio_frame_crc32c(const struct xio_frame *f, uint32_t off, uint32_t n, uint32_t state);
 
 /* Narrows INT32 tokens [first, n) of the payload at off to UINT16 in place
- * (token i moves from off + 4i to off + 2i). checked: stops at the first
+ * (token i moves from off + 4i to off + 2i; off + 4n <= f->len). checked: stops at the first
  * out-of-range token and returns its index (n if none), the tokens before it
  * narrowed and their values added to *sum (see narrow_checked in
  * xio_narrow.h); saturate (checked == 0, sum unused): narrows them all,
