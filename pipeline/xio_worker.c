@@ -156,6 +156,20 @@ void xio_dp_dir_counters(const struct xio_dp *dp, unsigned dir, struct xio_count
 	xio_dp_sum(dp, dir, sum);
 }
 
+uint64_t xio_dp_idle_tsc(const struct xio_dp *dp, uint64_t start)
+{
+	uint64_t idle = UINT64_MAX;
+
+	for (unsigned i = 0; i < dp->nq; i++) {
+		uint64_t rx = __atomic_load_n(&dp->q[i]->last_rx_tsc, __ATOMIC_RELAXED);
+		uint64_t empty = __atomic_load_n(&dp->q[i]->last_empty_tsc, __ATOMIC_RELAXED);
+
+		rx = RTE_MAX(rx, start);
+		idle = RTE_MIN(idle, empty > rx ? empty - rx : 0);
+	}
+	return dp->nq ? idle : 0;
+}
+
 uint64_t xio_dp_last_rx(const struct xio_dp *dp)
 {
 	uint64_t last = 0;

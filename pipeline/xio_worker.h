@@ -97,6 +97,7 @@ struct xio_queue {
 	uint8_t dir;
 	struct xio_mbuf_ctx mctx;
 	uint64_t last_rx_tsc;            /* rx: last burst, or last poll under backpressure */
+	uint64_t last_empty_tsc;         /* rx: last poll that found nothing */
 	struct rte_ring *rings[2];       /* pipeline mode: rx->work, work->tx */
 	unsigned ntasks;
 	struct xio_task tasks[3];
@@ -181,6 +182,7 @@ static inline uint16_t xio_task_rx_burst(struct xio_task *t)
 	n = rte_eth_rx_burst(q->rx_port, q->qid, h->pkts, q->burst);
 	if (n == 0) {
 		t->stats.empty_polls++;
+		__atomic_store_n(&q->last_empty_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
 		return 0;
 	}
 	xio_queue_mark_rx(q);
@@ -218,6 +220,13 @@ void xio_dp_dir_counters(const struct xio_dp *dp, unsigned dir, struct xio_count
 
 /* The newest RX timestamp (TSC) over the queues, 0 when none came yet. */
 uint64_t xio_dp_last_rx(const struct xio_dp *dp);
+
+/* For --idle-exit: how long every queue has been polling and finding
+ * nothing since its last frame (or since start, before its first), in TSC
+ * ticks. Time a worker spends descheduled does not count: on a loaded
+ * machine the main lcore must not mistake a worker that is not running
+ * for an idle port. */
+uint64_t xio_dp_idle_tsc(const struct xio_dp *dp, uint64_t start);
 
 /* Mode plans: create what the mode needs (rings) and put its tasks on the
  * EAL's worker lcores. 0, or -1 after logging why. */

@@ -253,7 +253,6 @@ static const char *xio_run_should_stop(struct xio_run *r, volatile int *stop, ui
 				       uint64_t hz)
 {
 	const struct xio_config *cfg = r->cfg;
-	uint64_t last;
 
 	if (*stop) {
 		r->end_tsc = now;
@@ -263,12 +262,10 @@ static const char *xio_run_should_stop(struct xio_run *r, volatile int *stop, ui
 		r->end_tsc = now;
 		return "--duration";
 	}
-	if (cfg->idle_exit_ms > 0) {
-		last = RTE_MAX(xio_dp_last_rx(r->dp), r->start_tsc);
-		if (now > last && now - last >= (uint64_t)cfg->idle_exit_ms * hz / 1000) {
-			r->end_tsc = last;
-			return "--idle-exit";
-		}
+	if (cfg->idle_exit_ms > 0 &&
+	    xio_dp_idle_tsc(r->dp, r->start_tsc) >= (uint64_t)cfg->idle_exit_ms * hz / 1000) {
+		r->end_tsc = RTE_MAX(xio_dp_last_rx(r->dp), r->start_tsc);
+		return "--idle-exit";
 	}
 	return NULL;
 }
