@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * xio_narrow_avx512.c: AVX-512 (F, BW, VL) narrowing kernels (x86-64). A
- * block is tested for out-of-range tokens before any of its output is
- * stored: checked ORs its vectors (vpternlogd), shifts the OR right by 16
+ * xio_narrow_avx512.c: AVX-512 (F, BW, VL) narrowing kernels (x86-64).
+ * checked tests a block for out-of-range tokens before it stores any of its
+ * output: it ORs the block's vectors (vpternlogd), shifts the OR right by 16
  * and tests it against itself (vptestmd), then takes the low 16-bit word of
  * every token of two vectors with one vpermt2w; saturate packs pairs of
  * vectors with vpackusdw (which clamps) and puts them back in token order
@@ -113,8 +113,9 @@ static inline __m512i add4(__m512i a, __m512i b, __m512i c, __m512i d)
 /* Tokens [i, n) 16 at a time, the last step masked, from a block with an
  * out-of-range token on: the exact index of the first one. acc holds the
  * lanes of the tokens before i. */
-static __attribute__((noinline, cold)) size_t checked_exact(uint8_t *dst, const uint8_t *src, size_t i,
-							    size_t n, __m512i acc, uint64_t *sum)
+static __attribute__((noinline, cold)) size_t checked_exact(uint8_t *dst, const uint8_t *src,
+							    size_t i, size_t n, __m512i acc,
+							    uint64_t *sum)
 {
 	const struct consts k = consts();
 
