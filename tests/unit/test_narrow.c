@@ -4,9 +4,9 @@
  * against the scalar reference: sizes 0..300 and up to a 9000-byte payload,
  * unaligned source and destination, out of place, in place and with dst
  * before src, the edge values at every position of a block, both policies,
- * xio_widen_inplace, and the choice of a kernel (XIO_KERNEL,
- * xio_narrow_select). Every check compares whole buffers byte for byte,
- * guard bytes around the output included.
+ * checked's token sum on every call, xio_widen_inplace, and the choice of a
+ * kernel (XIO_KERNEL, xio_narrow_select). Every check compares whole buffers
+ * byte for byte, guard bytes around the output included.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -123,12 +123,34 @@ struct kcase {
 	size_t doff; /* out of place: bytes before the output; dst before src: the gap */
 };
 
-static size_t call(const struct kcase *c, uint8_t *dst, const uint8_t *src, size_t n)
-{
-	uint64_t sum = 0;
+/* checked adds to *sum: it starts at a value of its own here. */
+#define SUM_START 0x123456789ull
 
+static size_t call(const struct kcase *c, uint8_t *dst, const uint8_t *src, size_t n, uint64_t *sum)
+{
+	*sum = SUM_START;
 	return c->saturate ? c->ops->narrow_saturate(dst, src, n) :
-			     c->ops->narrow_checked(dst, src, n, &sum);
+			     c->ops->narrow_checked(dst, src, n, sum);
+}
+
+/* What checked must leave in *sum after narrowing tokens [0, k). */
+static uint64_t want_sum(const int32_t *tok, size_t k)
+{
+	uint64_t s = SUM_START;
+	size_t i;
+
+	for (i = 0; i < k; i++)
+		s += (uint32_t)tok[i];
+	return s;
+}
+
+static bool check_sum(const struct kcase *c, const char *what, uint64_t got, const int32_t *tok,
+		      size_t k)
+{
+	uint64_t want = c->saturate ? SUM_START : want_sum(tok, k);
+
+	return XIO_CHECK(got == want, "%s: sum %#llx, expected %#llx", what, (unsigned long long)got,
+			 (unsigned long long)want);
 }
 
 static void *xmalloc(size_t n)
@@ -150,6 +172,7 @@ static bool run_out_of_place(const struct kcase *c, const char *what, const int3
 {
 	size_t ssz = c->soff + 4 * n, dsz = c->doff + 2 * n + GUARD, i, got;
 	uint8_t *src = xmalloc(ssz), *orig = xmalloc(ssz), *dst = xmalloc(dsz), *exp = xmalloc(dsz);
+	uint64_t sum;
 	bool ok;
 
 	fill_random(src, c->soff);
@@ -159,9 +182,10 @@ static bool run_out_of_place(const struct kcase *c, const char *what, const int3
 	fill_random(dst, dsz);
 	memcpy(exp, dst, dsz);
 	memcpy(exp + c->doff, want, wlen);
-	got = call(c, dst + c->doff, src + c->soff, n);
+	got = call(c, dst + c->doff, src + c->soff, n, &sum);
 	ok = XIO_CHECK(got == wret, "%s: returned %zu, expected %zu", what, got, wret) &&
-	     XIO_CHECK_BYTES(dst, exp, dsz, what) && XIO_CHECK_BYTES(src, orig, ssz, what);
+	     check_sum(c, what, sum, tok, wret) && XIO_CHECK_BYTES(dst, exp, dsz, what) &&
+	     XIO_CHECK_BYTES(src, orig, ssz, what);
 	free(src);
 	free(orig);
 	free(dst);
@@ -178,6 +202,7 @@ static bool run_shared(const struct kcase *c, const char *what, const int32_t *t
 	size_t gap = c->layout == IN_PLACE ? 0 : c->doff;
 	size_t sz = c->soff + gap + 4 * n, i, got;
 	uint8_t *buf = xmalloc(sz), *exp = xmalloc(sz);
+	uint64_t sum;
 	bool ok;
 
 	fill_random(buf, c->soff + gap);
@@ -185,9 +210,9 @@ static bool run_shared(const struct kcase *c, const char *what, const int32_t *t
 		put32(buf + c->soff + gap + 4 * i, tok[i]);
 	memcpy(exp, buf, sz);
 	memcpy(exp + c->soff, want, wlen);
-	got = call(c, buf + c->soff, buf + c->soff + gap, n);
+	got = call(c, buf + c->soff, buf + c->soff + gap, n, &sum);
 	ok = XIO_CHECK(got == wret, "%s: returned %zu, expected %zu", what, got, wret) &&
-	     XIO_CHECK_BYTES(buf, exp, sz, what);
+	     check_sum(c, what, sum, tok, wret) && XIO_CHECK_BYTES(buf, exp, sz, what);
 	free(buf);
 	free(exp);
 	return ok;
@@ -257,9 +282,12 @@ static bool run_some_layouts(int saturate, const int32_t *tok, size_t n)
 	return true;
 }
 
-/* Sizes that cover every position of the widest kernel's blocks (128 tokens
- * in the AVX-512 checked main loop, then its 64, 32 and 16-token steps) and
- * its tails, and a 1500-byte MTU's frame. */
+/* Sizes that cover every position of the widest kernel's blocks and their
+ * edges (AVX-512 checked: a masked block below 64 tokens; 64..127: one
+ * block of 64 and a masked one; from 128: blocks of 128, one of 64 and a
+ * masked one; saturate: steps of 64, 32 and 16), and a 1500-byte MTU's
+ * frame (364 tokens: 128 + 128 + 64 + 44). test_checked_sizes covers the
+ * sizes that end at a block's edge up to 300. */
 static const size_t sweep_sizes[] = { 1,  2,  3,  4,   5,   7,   8,   9,   15,  16,  17,  31,
 				      32, 33, 47, 48,  63,  64,  65,  79,  80,  96,  127, 128,
 				      129, 191, 192, 193, 255, 256, 257, 364 };
