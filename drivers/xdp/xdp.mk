@@ -4,6 +4,8 @@
 # XIO_XDP_OBJS / XIO_XDP_ASAN_OBJS / XIO_XDP_LIBS (pipeline/pipeline.mk).
 # Tests (root): xdp-unit (BPF_PROG_TEST_RUN on every frame of the basic
 # vectors) and xdp-e2e (three network namespaces, tcpreplay, tcpdump).
+# bench-xdp-prog (root, never a test): the program alone, BPF_PROG_TEST_RUN
+# ns/frame on the bench capture.
 
 BPFTOOL   ?= bpftool
 XDP_BUILD := $(BUILD)/xdp
@@ -63,3 +65,17 @@ xdp-e2e: $(BUILD)/xio-pipeline
 	XIO_PIPELINE=$(BUILD)/xio-pipeline XIO_VECTORS=$(XIO_VECTORS) bash tests/xdp/xdp_e2e.sh
 
 TESTS += xdp-unit xdp-e2e
+
+# The program alone: BPF_PROG_TEST_RUN ns/frame on the bench capture
+# (tests/xdp/xdp_prog_time.c); XDP_PROG_OBJ=other.bpf.o times another build's.
+XDP_PROG_TIME := $(XDP_BUILD)/xdp_prog_time
+XDP_PROG_OBJ  ?= $(XDP_BUILD)/xio_xdp.bpf.o
+$(XDP_PROG_TIME): tests/xdp/xdp_prog_time.c drivers/xio_pcap.c drivers/xio_pcap.h | $(XDP_BUILD)
+	$(CC) $(XDP_CFLAGS) $(PCAP_CFLAGS) $(filter %.c,$^) $(LIBBPF_LIBS) $(PCAP_LIBS) -o $@
+
+ALL += $(XDP_PROG_TIME)
+
+.PHONY: bench-xdp-prog
+bench-xdp-prog: $(XDP_PROG_TIME) $(XDP_BUILD)/xio_xdp.bpf.o $(BUILD)/xio-gen
+	BUILD=$(BUILD) bash -c '. scripts/bench/lib.sh && bench_captures'
+	$(XDP_PROG_TIME) $(XDP_PROG_OBJ) $(BUILD)/bench/cap-nocrc.pcap
