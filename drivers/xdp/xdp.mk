@@ -67,15 +67,11 @@ xdp-e2e: $(BUILD)/xio-pipeline
 TESTS += xdp-unit xdp-e2e
 
 # The program alone: BPF_PROG_TEST_RUN ns/frame on the bench capture
-# (tests/xdp/xdp_prog_time.c); XDP_PROG_OBJ=other.bpf.o times another build's.
-XDP_PROG_TIME := $(XDP_BUILD)/xdp_prog_time
-XDP_PROG_OBJ  ?= $(XDP_BUILD)/xio_xdp.bpf.o
-$(XDP_PROG_TIME): tests/xdp/xdp_prog_time.c drivers/xio_pcap.c drivers/xio_pcap.h | $(XDP_BUILD)
-	$(CC) $(XDP_CFLAGS) $(PCAP_CFLAGS) $(filter %.c,$^) $(LIBBPF_LIBS) $(PCAP_LIBS) -o $@
-
-ALL += $(XDP_PROG_TIME)
+# (tests/bench/xio_bench_xdp.c prog); XDP_PROG_OBJ=other.bpf.o times another
+# build's. Root; a benchmark, never a test.
+XDP_PROG_OBJ ?= $(XDP_BUILD)/xio_xdp.bpf.o
 
 .PHONY: bench-xdp-prog
-bench-xdp-prog: $(XDP_PROG_TIME) $(XDP_BUILD)/xio_xdp.bpf.o $(BUILD)/xio-gen
+bench-xdp-prog: $(BUILD)/bench/xio-bench-xdp $(XDP_BUILD)/xio_xdp.bpf.o $(BUILD)/xio-gen
 	BUILD=$(BUILD) bash -c '. scripts/bench/lib.sh && bench_captures'
-	$(XDP_PROG_TIME) $(XDP_PROG_OBJ) $(BUILD)/bench/cap-nocrc.pcap
+	$(BUILD)/bench/xio-bench-xdp prog $(XDP_PROG_OBJ) $(BUILD)/bench/cap-nocrc.pcap
