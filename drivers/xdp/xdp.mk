@@ -4,6 +4,8 @@
 # XIO_XDP_OBJS / XIO_XDP_ASAN_OBJS / XIO_XDP_LIBS (pipeline/pipeline.mk).
 # Tests (root): xdp-unit (BPF_PROG_TEST_RUN on every frame of the basic
 # vectors) and xdp-e2e (three network namespaces, tcpreplay, tcpdump).
+# bench-xdp-prog (root, never a test): the program alone, BPF_PROG_TEST_RUN
+# ns/frame on the bench capture.
 
 BPFTOOL   ?= bpftool
 XDP_BUILD := $(BUILD)/xdp
@@ -63,3 +65,13 @@ xdp-e2e: $(BUILD)/xio-pipeline
 	XIO_PIPELINE=$(BUILD)/xio-pipeline XIO_VECTORS=$(XIO_VECTORS) bash tests/xdp/xdp_e2e.sh
 
 TESTS += xdp-unit xdp-e2e
+
+# The program alone: BPF_PROG_TEST_RUN ns/frame on the bench capture
+# (tests/bench/xio_bench_xdp.c prog); XDP_PROG_OBJ=other.bpf.o times another
+# build's. Root; a benchmark, never a test.
+XDP_PROG_OBJ ?= $(XDP_BUILD)/xio_xdp.bpf.o
+
+.PHONY: bench-xdp-prog
+bench-xdp-prog: $(BUILD)/bench/xio-bench-xdp $(XDP_BUILD)/xio_xdp.bpf.o $(BUILD)/xio-gen
+	BUILD=$(BUILD) bash -c '. scripts/bench/lib.sh && bench_captures'
+	$(BUILD)/bench/xio-bench-xdp prog $(XDP_PROG_OBJ) $(BUILD)/bench/cap-nocrc.pcap

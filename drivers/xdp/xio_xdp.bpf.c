@@ -67,7 +67,7 @@ __u64 xio_pending[XIO_XDP_MAX_QUEUES];
 /* Two INT32 tokens in one 8-byte load: the bits of their upper halves, and
  * both narrowed (upper halves zero) as the 4 bytes that go to memory. */
 #define TOK2_HI 0xffff0000ffff0000ULL
-#define narrow2(v) ((__u32)((v) | (v) >> 16))
+#define narrow2(v) ((__u32)((v) * 0x10001 >> 16))
 #else
 #define le32(x) __builtin_bswap32(x)
 #define le16(x) __builtin_bswap16(x)
@@ -203,24 +203,32 @@ static __always_inline long csum_inline(struct xdp_md *ctx, __u32 off, const __u
 	return csum_fold(sum);
 }
 
-/* One load from every cache line of the first len bytes of the frame, so
- * that their fetches overlap instead of coming one step of the narrowing
- * after the other: the frame was just written by another CPU (the sender,
- * or the NIC's DMA), and each line it touches costs a round trip. */
-static __always_inline void touch_lines(struct xdp_md *ctx, __u32 len)
+/* One load from every cache line of the frame, so that their fetches
+ * overlap instead of coming one step of the narrowing after the other: the
+ * frame was just written by another CPU (the sender, or the NIC's DMA), and
+ * each line it touches costs a round trip. Four lines a bounds check. */
+static __always_inline void touch_lines(struct xdp_md *ctx)
 {
 	__u8 *data_end = (__u8 *)(long)ctx->data_end;
 	__u8 *p = (__u8 *)(long)ctx->data;
 	__u32 i;
 
-	for (i = 64; i < XIO_XDP_MAX_LINEAR; i += 64) {
-		if (i >= len)
+	for (i = 0; i < XIO_XDP_MAX_LINEAR / 256; i++) {
+		if (p + 192 + 8 > data_end)
 			break;
-		barrier_var(i);
-		if (p + i + 8 > data_end)
-			break;
-		(void)*(volatile __u64 *)(p + i);
+		(void)*(volatile __u64 *)p;
+		(void)*(volatile __u64 *)(p + 64);
+		(void)*(volatile __u64 *)(p + 128);
+		(void)*(volatile __u64 *)(p + 192);
+		p += 256;
 	}
+	if (p + 64 + 8 <= data_end) {
+		(void)*(volatile __u64 *)p;
+		(void)*(volatile __u64 *)(p + 64);
+		p += 128;
+	}
+	if (p + 8 <= data_end)
+		(void)*(volatile __u64 *)p;
 }
 
 /* Eight tokens at src in four 8-byte loads, the upper halves of all tested
@@ -240,6 +248,36 @@ static __always_inline int narrow8(const __u8 *src, __u8 *dst, __u64 *sum)
 	*(__u32 *)(dst + 8) = narrow2(c);
 	*(__u32 *)(dst + 12) = narrow2(d);
 	return 0;
+}
+
+/* One step of xio_narrow_checked's stores-first loop: two tokens at src +
+ * so into *hi (their bits, for the range test) and *step (their sum), and
+ * stored narrowed at dst + doff whatever their range. In assembly: clang
+ * otherwise moves the sums after the range test, keeping sixteen words
+ * live across it (spilled to the stack), and narrows with three
+ * instructions instead of two (v * 0x10001 >> 16 for v | v >> 16). */
+static __always_inline void narrow_word(const __u8 *src, __u8 *dst, const int so, const int doff,
+					__u64 *hi, __u64 *step)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	__u64 a;
+
+	asm volatile("%[a] = *(u64 *)(%[src] + %[so]);"
+		     "%[hi] |= %[a];"
+		     "%[step] += %[a];"
+		     "%[a] *= 65537;"
+		     "%[a] >>= 16;"
+		     "*(u32 *)(%[dst] + %[doff]) = %[a];"
+		     : [a] "=&r"(a), [hi] "+r"(*hi), [step] "+r"(*step)
+		     : [src] "r"(src), [dst] "r"(dst), [so] "i"(so), [doff] "i"(doff)
+		     : "memory");
+#else
+	__u64 a = *(const __u64 *)(src + so);
+
+	*hi |= a;
+	*step += a;
+	*(__u32 *)(dst + doff) = narrow2(a);
+#endif
 }
 
 /* What xio_narrow_checked leaves after its 32-token steps: fewer than 32
@@ -329,13 +367,19 @@ __attribute__((noinline)) long xio_narrow_tail(struct xdp_md *ctx, __u64 off, __
 
 /* Narrows the INT32 tokens at off to UINT16 in place while they are in
  * 0..65535, with 8-byte loads: 32 tokens a step (one bounds check), then
- * xio_narrow_tail for the last 31 at most, or from the step of 8 that met an
- * out-of-range token. The same pass sums the tokens for the UDP checksum, as
- * the stage core's kernels do: an in-range token's upper half is zero, so
- * its value is what its four bytes add to the ones'-complement sum. Returns
- * k | sum << 32: k the index of the first out-of-range token (ntok if none;
- * tokens before it are narrowed), sum the ones'-complement sum (folded,
- * memory order) of all ntok tokens as they were. -1 out of bounds. */
+ * xio_narrow_tail for the last 31 at most, or from the step that met an
+ * out-of-range token. The first step tests each eight tokens before storing
+ * them; the later ones store first and test their 32 tokens once: the step
+ * at token i >= 32 writes bytes [2i, 2i + 64) of the payload, where tokens
+ * [i/2, i/2 + 16) stood, all read before, so a step that fails leaves its own
+ * tokens intact and xio_narrow_tail redoes it from them (keep and drop
+ * widen or drop what was narrowed before the first out-of-range token). The
+ * same pass sums the tokens for the UDP checksum, as the stage core's
+ * kernels do: an in-range token's upper half is zero, so its value is what
+ * its four bytes add to the ones'-complement sum. Returns k | sum << 32: k
+ * the index of the first out-of-range token (ntok if none; tokens before it
+ * are narrowed), sum the ones'-complement sum (folded, memory order) of all
+ * ntok tokens as they were. -1 out of bounds. */
 __attribute__((noinline)) long xio_narrow_checked(struct xdp_md *ctx, __u64 off, __u64 ntok)
 {
 	__u8 *data_end = (__u8 *)(long)ctx->data_end;
@@ -347,21 +391,36 @@ __attribute__((noinline)) long xio_narrow_checked(struct xdp_md *ctx, __u64 off,
 	if (off > XIO_XDP_MAX_LINEAR || ntok > XIO_XDP_MAX_TOKENS)
 		return -1;
 	base += off;
-	for (i = 0; i < XIO_XDP_MAX_TOKENS; i += 32) {
+	i = 0;
+	if (ntok < 32)
+		goto tail;
+	if (base + 128 > data_end)
+		return -1;
+#pragma unroll
+	for (k = 0; k < 32; k += 8)
+		if (narrow8(base + 4 * k, base + 2 * k, &sum)) {
+			i = k;
+			goto tail;
+		}
+	src = base + 128;
+	dst = base + 64;
+	for (i = 32; i < XIO_XDP_MAX_TOKENS; i += 32) {
+		__u64 step = 0, hi = 0;
+
 		if (i + 32 > ntok)
 			break;
-		src = base + 4 * i;
-		dst = base + 2 * i;
 		barrier_var(src);
 		barrier_var(dst);
 		if (src + 128 > data_end || dst + 64 > data_end)
 			return -1;
 #pragma unroll
-		for (k = 0; k < 32; k += 8)
-			if (narrow8(src + 4 * k, dst + 2 * k, &sum)) {
-				i += k;
-				goto tail;
-			}
+		for (k = 0; k < 16; k++)
+			narrow_word(src, dst, 8 * k, 4 * k, &hi, &step);
+		if (hi & TOK2_HI)
+			goto tail;
+		sum += step;
+		src += 128;
+		dst += 64;
 	}
 	if (i == ntok)
 		return (long)((__u64)csum_fold(sum) << 32 | i);
@@ -607,7 +666,7 @@ static __always_inline int validate(struct xdp_md *ctx, struct xio_hdrs *p)
 
 	if (p->udp_len != p->ip_len - p->ihl)
 		return XIO_R_BAD_LENGTH;
-	touch_lines(ctx, p->l3 + p->ip_len);
+	touch_lines(ctx);
 	if (!p->v6) {
 		s = p->ihl == 20 ? csum_inline(ctx, p->l3, 20) : xio_csum_region(ctx, p->l3, p->ihl);
 		if (s < 0)
@@ -737,12 +796,15 @@ static __always_inline __u32 rewrite(struct xdp_md *ctx, const struct xio_hdrs *
 				return 0;
 			csum = bpf_ntohs((__u16)~csum_fold((__u64)s + (__u64)ps));
 		} else {
-			/* the length stands twice: pseudo-header and UDP header */
-			csum = csum_update16(csum, (__u16)p->udp_len, new_udp_len);
-			csum = csum_update16(csum, (__u16)p->udp_len, new_udp_len);
-			csum = csum_update16(csum, old_word, new_word);
-			csum = csum_update16(csum, (__u16)(old_crc >> 16), 0);
-			csum = csum_update16(csum, (__u16)old_crc, 0);
+			/* RFC 1624 eqn. 3 over the five changed words at once (the
+			 * length stands twice: pseudo-header and UDP header): one
+			 * fold gives what five updates in a row would */
+			__u16 ol = ~(__u16)p->udp_len;
+			__u64 sum = (__u16)~csum + 2 * (__u32)ol + 2 * (__u32)new_udp_len +
+				    (__u16)~old_word + new_word + (__u16)~(__u16)(old_crc >> 16) +
+				    (__u16)~(__u16)old_crc;
+
+			csum = (__u16)~csum_fold(sum);
 		}
 		udp = at(ctx, p->l4, 8);
 		if (!udp)
