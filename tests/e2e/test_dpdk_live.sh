@@ -23,41 +23,30 @@ CMP=$BUILD/tests/pcap-cmp
 REF=$BUILD/hostile/xio-ref-model
 PPS=${XPL_PPS:-1000}
 . "$ROOT/tests/e2e/lib.sh"
+. "$ROOT/tests/lib/netns.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "dpdk-live: needs root (network namespaces)" >&2
-	exit 1
-fi
+netns_need_root dpdk-live "network namespaces" || exit 1
 S=xpl-$$-s D=xpl-$$-d R=xpl-$$-r
 T=$(mktemp -d)
 pids=()
 cleanup() {
-	local p ns
+	local p
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
-	for ns in "$S" "$D" "$R"; do ip netns del "$ns" 2>/dev/null; done
+	netns_cleanup
 	rm -rf "$T"
 }
 trap cleanup EXIT
-in_ns() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
 
-# setup MTU: the namespaces and veths, all at MTU; GRO on at both ends.
+# setup MTU: the namespaces and veths (anew), all at MTU; GRO on at both
+# ends, and TX checksum offload off.
 setup() {
-	local ns l
-	for ns in "$S" "$D" "$R"; do ip netns del "$ns" 2>/dev/null; done
-	for ns in "$S" "$D" "$R"; do
-		ip netns add "$ns"
-		in_ns "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-		in_ns "$ns" ip link set lo up
-	done
-	ip link add xpls0 netns "$S" type veth peer name xpld0 netns "$D"
-	ip link add xpld1 netns "$D" type veth peer name xplr0 netns "$R"
-	for l in "$S xpls0" "$D xpld0" "$D xpld1" "$R xplr0"; do
-		set -- $l
-		in_ns "$1" ip link set "$2" mtu "$MTU" up
-	done
-	in_ns "$S" ethtool -K xpls0 gro on tx off >/dev/null
-	in_ns "$R" ethtool -K xplr0 gro on tx off >/dev/null
+	netns_cleanup
+	netns_add "$S" "$D" "$R" &&
+		netns_veth "$S" xpls0 "$D" xpld0 "$MTU" &&
+		netns_veth "$D" xpld1 "$R" xplr0 "$MTU" &&
+		netns_if "$S" xpls0 gro tx-off &&
+		netns_if "$R" xplr0 gro tx-off || exit 1
 }
 
 # carry VECTOR OUT MAXLEN [nofrag]: OUT/in.pcap is the vector's capture less
