@@ -153,15 +153,17 @@ live() {
 # or counted. The DUT is stopped (SIGSTOP) while a burst comes in: the
 # receive ring (framecnt=16) holds 16 frames and the kernel drops the rest,
 # which DPDK 22.11's PMD does not count; xio-pipeline reads them off the
-# PMD's socket. Port 0's imissed must be the frames the veth delivered less
-# the frames the PMD handed over, in the stats JSON, the stats line and the
-# exit log; port 1 received nothing and missed nothing.
+# PMD's socket. Once it has forwarded the ring's frames (xpld1's TX counter
+# stops moving) it is stopped with SIGINT. Port 0's imissed must be the
+# frames the veth delivered less the frames the PMD handed over, in the
+# stats JSON, the stats line and the exit log; port 1 received nothing and
+# missed nothing.
 ring_overflow() {
-	local desc="af_packet ring overflow" cap=$T/afp-ab/in.pcap loops=8 pp xp n0 n1 sent rc=0
+	local desc="af_packet ring overflow" cap=$T/afp-ab/in.pcap loops=8 pp xp n0 n1 t t1 i sent rc=0
 	rm -f "$T/ovf.json"
 	ip netns exec "$D" timeout -k 5 60 "$XP" --no-huge --no-shconf --no-pci --lcores '0@0,1@1' \
 		-m 256 --vdev net_af_packet0,iface=xpld0,framesz=9216,blocksz=36864,framecnt=16 \
-		"${AFP[@]:2:2}" -- --tx-port 1 --mbuf-size 9216 --idle-exit 1500 --stats-interval 0.2 \
+		"${AFP[@]:2:2}" -- --tx-port 1 --mbuf-size 9216 --stats-interval 0.1 \
 		--stats-json "$T/ovf.json" >"$T/log" 2>&1 &
 	pp=$!
 	pids=("$pp")
@@ -174,6 +176,15 @@ ring_overflow() {
 		{ bad "$desc: tcpreplay"; show "$T/tr1.log"; }
 	n1=$(in_ns "$D" cat /sys/class/net/xpld0/statistics/rx_packets)
 	kill -CONT "$xp"
+	t=0
+	for ((i = 0; i < 100; i++)); do
+		sleep 0.05
+		t1=$(in_ns "$D" cat /sys/class/net/xpld1/statistics/tx_packets)
+		[ "$t1" -gt 0 ] && [ "$t1" -eq "$t" ] && break
+		t=$t1
+	done
+	wait_for "$T/log" '\| port 0 imissed [1-9]' # a stats line since
+	kill -INT "$xp"
 	wait "$pp" || rc=$?
 	pids=()
 	sent=$(($(tcpdump -r "$cap" 2>/dev/null | wc -l) * loops))
