@@ -33,7 +33,7 @@ XP_DPDK_SRC := pipeline/xio_worker.c pipeline/xio_rtc.c pipeline/xio_pipeline_mo
 	pipeline/xio_mbuf.c pipeline/xio_dp_stats.c pipeline/xio_telemetry.c \
 	pipeline/xio_hwcounters.c pipeline/xio_port_stats.c \
 	drivers/dpdk/xio_dpdk.c drivers/dpdk/xio_ethdev.c drivers/dpdk/xio_ethdev_iface.c \
-	drivers/dpdk/xio_ethdev_list.c
+	drivers/dpdk/xio_ethdev_afp.c drivers/dpdk/xio_ethdev_list.c
 XP_HDRS := $(wildcard stages/*.h pipeline/*.h drivers/dpdk/*.h drivers/xdp/xio_xdp.h)
 
 # $(call xp_variant,OUTDIR,CFLAGS,STAGES_LIB,WITH_DPDK,XDP_OBJS_VAR)

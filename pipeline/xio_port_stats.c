@@ -36,8 +36,7 @@ unsigned xio_dp_ports(const struct xio_dp *dp, uint16_t ids[XIO_RUN_MAX_PORTS])
 	return n;
 }
 
-/* The port's counters; all zero (and a NOTICE) when the PMD gives none. */
-static void xio_port_read(uint16_t id, struct rte_eth_stats *s)
+void xio_port_stats_read(const struct xio_dp *dp, uint16_t id, struct rte_eth_stats *s)
 {
 	int rc = rte_eth_stats_get(id, s);
 
@@ -45,6 +44,8 @@ static void xio_port_read(uint16_t id, struct rte_eth_stats *s)
 		memset(s, 0, sizeof(*s));
 		XIO_LOG(NOTICE, "port %u: no ethdev stats (%s)", id, strerror(-rc));
 	}
+	if (dp->port_missed != NULL)
+		s->imissed += dp->port_missed(dp, id);
 }
 
 size_t xio_port_stats_json(const struct xio_dp *dp, char *p, size_t len)
@@ -57,7 +58,7 @@ size_t xio_port_stats_json(const struct xio_dp *dp, char *p, size_t len)
 
 	XIO_PUT(p, len, n, ",\n  \"ports\": {");
 	for (unsigned i = 0; i < np; i++) {
-		xio_port_read(ids[i], &s);
+		xio_port_stats_read(dp, ids[i], &s);
 		if (rte_eth_dev_get_name_by_port(ids[i], name) != 0)
 			name[0] = '\0';
 		XIO_PUT(p, len, n, "%s\n    \"%u\": {\"name\": \"%s\", \"ipackets\": %" PRIu64
@@ -79,7 +80,7 @@ void xio_port_stats_line(const struct xio_dp *dp, char *p, size_t len)
 	if (len > 0)
 		p[0] = '\0';
 	for (unsigned i = 0; i < np; i++) {
-		xio_port_read(ids[i], &s);
+		xio_port_stats_read(dp, ids[i], &s);
 		XIO_PUT(p, len, n, " | port %u imissed %" PRIu64 " ierrors %" PRIu64
 			" rx_nombuf %" PRIu64 " oerrors %" PRIu64, ids[i], s.imissed, s.ierrors,
 			s.rx_nombuf, s.oerrors);

@@ -276,8 +276,7 @@ static int xio_tel_ports(const struct xio_dp *dp, const char *params, struct rte
 
 		if (c == NULL)
 			return -1;
-		if (rte_eth_stats_get(ids[i], &s) != 0)
-			memset(&s, 0, sizeof(s));
+		xio_port_stats_read(dp, ids[i], &s);
 		if (rte_eth_dev_get_name_by_port(ids[i], name) != 0)
 			name[0] = '\0';
 		rte_tel_data_start_dict(c);

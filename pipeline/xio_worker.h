@@ -127,6 +127,12 @@ struct xio_dp {
 	uint64_t start_tsc;
 	int hw_failed;      /* an lcore could not open its hardware counters */
 	char hw_why[128];   /* why, written by the first lcore that failed */
+	/* Frames a port lost where its ethdev counters do not look (DPDK
+	 * 22.11's net_af_packet: its kernel rings), a total that the port's
+	 * imissed includes; set by the driver (NULL: none), called from the
+	 * main lcore or the telemetry thread, never the data path. */
+	uint64_t (*port_missed)(const struct xio_dp *dp, uint16_t port);
+	void *driver;       /* the driver's run, for port_missed */
 	struct xio_lcore lcores[RTE_MAX_LCORE];
 };
 

@@ -189,6 +189,17 @@ static struct xio_queue *xio_run_queue(struct xio_run *r, unsigned dir, uint16_t
 	return q;
 }
 
+/* The pipeline's port_missed: what a port lost that its PMD does not count. */
+static uint64_t xio_run_port_missed(const struct xio_dp *dp, uint16_t port)
+{
+	struct xio_run *r = dp->driver;
+
+	for (unsigned i = 0; i < r->nports; i++)
+		if (r->ports[i].id == port)
+			return xio_ethdev_missed(&r->ports[i]);
+	return 0;
+}
+
 static int xio_run_queues(struct xio_run *r)
 {
 	const struct xio_config *cfg = r->cfg;
@@ -199,6 +210,8 @@ static int xio_run_queues(struct xio_run *r)
 		goto nomem;
 	r->dp->cfg = cfg;
 	r->dp->ndirs = r->ndirs;
+	r->dp->port_missed = xio_run_port_missed;
+	r->dp->driver = r;
 	for (unsigned d = 0; d < r->ndirs; d++)
 		for (uint16_t i = 0; i < cfg->rxq; i++) {
 			struct xio_queue *q = xio_run_queue(r, d, i);

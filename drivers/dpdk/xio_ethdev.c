@@ -270,6 +270,7 @@ void xio_ethdev_close(struct xio_port *p)
 
 	if (!rte_eth_dev_is_valid_port(p->id))
 		return;
+	xio_ethdev_afp_close(p);
 	for (unsigned i = 0; i < RTE_DIM(p->flows); i++)
 		if (p->flows[i] != NULL && rte_flow_destroy(p->id, p->flows[i], &err) != 0)
 			XIO_LOG(NOTICE, "port %u: cannot remove flow rule: %s", p->id,

@@ -4,6 +4,7 @@
  * UDP 5-tuple, RX checksum offload, jumbo MTU, scatter, multi-segment TX),
  * the rte_flow rule that steers the XIO UDP port to the pipeline's queues,
  * stop/close, and --list-ports (DPDK ports and libibverbs RDMA devices).
+ * What net_af_packet's kernel rings drop: xio_ethdev_afp.c.
  */
 #ifndef XIO_ETHDEV_H
 #define XIO_ETHDEV_H
@@ -16,6 +17,7 @@
 #include <rte_ethdev.h>
 #include <rte_flow.h>
 #include <rte_mempool.h>
+#include <rte_spinlock.h>
 
 /* The spec's largest IP MTU, and what a frame carrying it takes with two
  * VLAN tags. */
@@ -24,6 +26,9 @@
 
 #define XIO_NB_RXD 1024
 #define XIO_NB_TXD 1024
+
+/* net_af_packet has at most 16 queue pairs, a socket each. */
+#define XIO_AFP_MAX_SOCKETS 16
 
 /* PMDs on a Linux interface have needs of their own (xio_ethdev_iface.c). */
 enum xio_port_kind { XIO_PORT_OTHER = 0, XIO_PORT_AF_PACKET, XIO_PORT_AF_XDP };
@@ -43,6 +48,11 @@ struct xio_port {
 	bool rx_csum;           /* RX IPv4/UDP checksum offload is on */
 	struct rte_flow *flows[4]; /* XIO port steering: IPv4/IPv6 x dst/src port */
 	bool started;
+	/* net_af_packet: the PMD's sockets, read for their kernel ring drops */
+	int afp_fd[XIO_AFP_MAX_SOCKETS];
+	unsigned afp_nfd;       /* 0: not counted */
+	uint64_t afp_drops;     /* their drops so far */
+	rte_spinlock_t afp_lock; /* main lcore and telemetry thread both read */
 };
 
 /* The port's NUMA socket; the caller's when the port does not say. */
@@ -68,6 +78,20 @@ void xio_ethdev_close(struct xio_port *p);
 
 /* Kernel-interface PMDs: records the kind, interface, MTU and framesz. */
 void xio_ethdev_iface_probe(struct xio_port *p, const struct rte_eth_dev_info *info);
+
+/* net_af_packet: finds the PMD's nq sockets on interface if_index, whose
+ * drops xio_ethdev_missed() then counts (a NOTICE when they cannot be told
+ * apart). */
+void xio_ethdev_afp_find(struct xio_port *p, unsigned if_index, unsigned nq);
+
+/* The frames the port lost where its ethdev counters do not look (its
+ * kernel rings' drops on net_af_packet, since the EAL started; 0 on other
+ * PMDs): a total, from any control thread, never the data path. */
+uint64_t xio_ethdev_missed(struct xio_port *p);
+
+/* Stops reading the sockets before the PMD closes them; logs the total
+ * when frames were lost. */
+void xio_ethdev_afp_close(struct xio_port *p);
 
 /* The largest frame the port can receive: from the interface's MTU for a
  * PMD on a Linux interface, else XIO_MAX_FRAME. */

@@ -88,6 +88,8 @@ void xio_ethdev_iface_probe(struct xio_port *p, const struct rte_eth_dev_info *i
 	p->if_mtu = xio_iface_mtu(p->ifname);
 	p->framesz = xio_devarg_u32(info, "framesz", XIO_AFP_DEFAULT_FRAMESZ);
 	rte_eth_dev_get_name_by_port(p->id, p->name);
+	if (p->kind == XIO_PORT_AF_PACKET)
+		xio_ethdev_afp_find(p, info->if_index, info->max_rx_queues);
 }
 
 uint32_t xio_ethdev_max_frame(const struct xio_port *p)

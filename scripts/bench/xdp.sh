@@ -23,6 +23,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/bench/lib.sh
+. tests/lib/netns.sh
 
 ROUNDS=${BENCH_XDP_ROUNDS:-$BENCH_ROUNDS}
 WINDOW=${BENCH_XDP_SECONDS:-3}
@@ -52,33 +53,22 @@ cleanup() {
 	local p
 	for p in "${pids[@]}"; do kill -INT "$p" 2>/dev/null || true; done
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	for ns in "$S" "$D" "$R"; do ip netns del "$ns" 2>/dev/null || true; done
+	netns_cleanup
 }
 trap cleanup EXIT
 
-in_ns() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
 stat_of() { in_ns "$1" cat "/sys/class/net/$2/statistics/$3"; }
 
 setup() {
-	local ns l
-	for ns in "$S" "$D" "$R"; do
-		ip netns add "$ns"
-		in_ns "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-		in_ns "$ns" ip link set lo up
-	done
-	ip link add bxs0 netns "$S" type veth peer name bxd0 netns "$D"
-	ip link add bxd1 netns "$D" type veth peer name bxr0 netns "$R"
-	for l in "$S bxs0" "$D bxd0" "$D bxd1" "$R bxr0"; do
-		set -- $l
-		in_ns "$1" ip link set "$2" mtu 9000 up
-	done
+	netns_add "$S" "$D" "$R"
+	netns_veth "$S" bxs0 "$D" bxd0 9000
+	netns_veth "$D" bxd1 "$R" bxr0 9000
 	# GRO keeps a NAPI instance on bxd0 and bxr0 whatever XDP program is
 	# attached (XDP_REDIRECT into a veth needs one at the peer); bxd0's runs
 	# in its own thread so it can be pinned to the DUT's CPU
-	in_ns "$D" ethtool -K bxd0 gro on >/dev/null
-	in_ns "$R" ethtool -K bxr0 gro on >/dev/null
-	in_ns "$D" sh -c 'echo 1 > /sys/class/net/bxd0/threaded' ||
-		skip "cannot make bxd0's NAPI threaded"
+	netns_if "$R" bxr0 gro
+	netns_if "$D" bxd0 gro
+	netns_if "$D" bxd0 threaded || skip "cannot make bxd0's NAPI threaded"
 }
 
 pin_napi() {

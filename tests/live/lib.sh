@@ -11,7 +11,8 @@
 # off (a NIC fills checksums in before the wire; a veth would pass partial
 # ones, which the pipeline rightly refuses to narrow). GRO is on where XDP
 # redirects into a veth (xs0, xh0: it gives them the NAPI that needs).
-# IPv6 is off everywhere, so the only frames on the path are the test's.
+# IPv6 is off everywhere, so the only frames on the path are the test's
+# (tests/lib/netns.sh makes the namespaces, veths and the bridge).
 #
 # The storage's wire port xs0 is a bridge port: the server's stack sits
 # behind one more veth (xst -> xsp), where the kernel cuts the server's UDP
@@ -30,46 +31,25 @@ STO_IP=10.77.0.1
 HST_IP=10.77.0.2
 LIVE_PIDS=()
 
-in_ns() {
-	local ns=$1
-	shift
-	ip netns exec "$ns" "$@"
-}
+# shellcheck source=../lib/netns.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/netns.sh"
 
 live_setup() {
-	local ns ifc l
-	for ns in "$STO" "$DPU" "$HST"; do
-		ip netns add "$ns"
-		in_ns "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-		in_ns "$ns" ip link set lo up
-	done
-	ip link add xs0 netns "$STO" type veth peer name xd0 netns "$DPU"
-	ip link add xd1 netns "$DPU" type veth peer name xh0 netns "$HST"
-	ip link add xst netns "$STO" type veth peer name xsp netns "$STO"
-	in_ns "$STO" ip link add xsbr type bridge
-	for l in "$STO xs0" "$STO xst" "$STO xsp" "$STO xsbr" "$DPU xd0" "$DPU xd1" "$HST xh0"; do
-		read -r ns ifc <<<"$l"
-		in_ns "$ns" sysctl -qw "net.ipv6.conf.$ifc.disable_ipv6=1"
-	done
-	in_ns "$STO" ip link set xs0 master xsbr
-	in_ns "$STO" ip link set xsp master xsbr
-	for l in "$STO xs0" "$STO xst" "$STO xsp" "$STO xsbr" "$DPU xd0" "$DPU xd1" "$HST xh0"; do
-		read -r ns ifc <<<"$l"
-		in_ns "$ns" ip link set "$ifc" up
-	done
-	in_ns "$STO" ip addr add "$STO_IP/24" dev xst
-	in_ns "$HST" ip addr add "$HST_IP/24" dev xh0
-	in_ns "$STO" ethtool -K xst tx off >/dev/null
-	in_ns "$HST" ethtool -K xh0 tx off >/dev/null
-	in_ns "$STO" ethtool -K xs0 gro on >/dev/null
-	in_ns "$HST" ethtool -K xh0 gro on >/dev/null
+	netns_add "$STO" "$DPU" "$HST" &&
+		netns_veth "$STO" xs0 "$DPU" xd0 &&
+		netns_veth "$DPU" xd1 "$HST" xh0 &&
+		netns_veth "$STO" xst "$STO" xsp &&
+		netns_bridge "$STO" xsbr xs0 xsp &&
+		netns_if "$STO" xst addr "$STO_IP/24" tx-off &&
+		netns_if "$HST" xh0 addr "$HST_IP/24" tx-off gro &&
+		netns_if "$STO" xs0 gro
 }
 
 live_cleanup() {
-	local p ns
+	local p
 	for p in "${LIVE_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
 	for p in "${LIVE_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-	for ns in "$STO" "$DPU" "$HST"; do ip netns del "$ns" 2>/dev/null || true; done
+	netns_cleanup
 }
 
 # live_bg NS LOG CMD...: CMD in NS in the background, stdout and stderr to

@@ -26,10 +26,10 @@ vectors=${XIO_VECTORS:-../shared/vectors}
 here=$(cd "$(dirname "$0")" && pwd)
 pps=${XDP_E2E_PPS:-250}
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "xdp-e2e: needs root (network namespaces, XDP)" >&2
-	exit 1
-fi
+# shellcheck source-path=SCRIPTDIR
+. "$here/../lib/netns.sh"
+
+netns_need_root xdp-e2e "network namespaces, XDP" || exit 1
 [ -x "$bin" ] || { echo "xdp-e2e: $bin not built" >&2; exit 1; }
 
 tag=$$
@@ -40,27 +40,15 @@ pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
-	for ns in "$S" "$D" "$R"; do ip netns del "$ns" 2>/dev/null || true; done
+	netns_cleanup
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 
-in_ns() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
-
 setup() {
-	local ns
-	for ns in "$S" "$D" "$R"; do
-		ip netns add "$ns"
-		in_ns "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-		in_ns "$ns" ip link set lo up
-	done
-	ip link add xs0 netns "$S" type veth peer name xd0 netns "$D"
-	ip link add xd1 netns "$D" type veth peer name xr0 netns "$R"
-	for l in "$S xs0" "$D xd0" "$D xd1" "$R xr0"; do
-		set -- $l
-		in_ns "$1" sysctl -qw "net.ipv6.conf.$2.disable_ipv6=1"
-		in_ns "$1" ip link set "$2" mtu 9000 up
-	done
+	netns_add "$S" "$D" "$R"
+	netns_veth "$S" xs0 "$D" xd0 9000
+	netns_veth "$D" xd1 "$R" xr0 9000
 	# GRO gives the receiving veth the NAPI that XDP_REDIRECT into it needs;
 	# threaded at real-time priority it polls each frame as it comes, even
 	# when the machine is busy (see the rate note above)
@@ -68,8 +56,7 @@ setup() {
 	local e t
 	for e in "$R xr0" "$S xs0"; do
 		set -- $e
-		in_ns "$1" ethtool -K "$2" gro on
-		in_ns "$1" sh -c "echo 1 > /sys/class/net/$2/threaded"
+		netns_if "$1" "$2" gro threaded
 		for t in $(pgrep "^napi/$2-"); do chrt -f -p 50 "$t"; done
 	done
 }
