@@ -34,7 +34,7 @@ FETCH=$BUILD/xio-fetch
 CSV=$BENCH_DIR/live-runs.csv
 LOGS=$BENCH_DIR/logs
 EAL="--no-huge --no-shconf --no-pci --lcores 0@0,1@1 -m 256"
-VDEVS="--vdev net_af_packet0,iface=xd0 --vdev net_af_packet1,iface=xd1"
+VDEVS="--vdev net_af_packet0,iface=xd0,framecnt=4096 --vdev net_af_packet1,iface=xd1,framecnt=4096"
 mkdir -p "$LOGS"
 
 skip() {

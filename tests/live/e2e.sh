@@ -140,7 +140,11 @@ dpu_cmd() {
 		echo "$pipeline --driver xdp --xdp-mode ${1#xdp-} --iface xd0 --egress xd1" \
 			"--bidirectional --stats-json $2" ;;
 	dpdk-af_packet | dpdk-af_xdp)
-		echo "$pipeline $eal --vdev ${pmd}0,iface=xd0 --vdev ${pmd}1,iface=xd1" \
+		# net_af_packet: a receive ring deep enough for the server's
+		# trains (docs/operations.md), else half of them are dropped there
+		local ring=
+		[ "$1" = dpdk-af_packet ] && ring=,framecnt=4096
+		echo "$pipeline $eal --vdev ${pmd}0,iface=xd0$ring --vdev ${pmd}1,iface=xd1$ring" \
 			"-- --driver dpdk --rx-port 0 --tx-port 1 --bidirectional --stats-json $2" ;;
 	esac
 }
