@@ -40,6 +40,7 @@ struct xio_port {
 	char ifname[IF_NAMESIZE];       /* their interface */
 	uint32_t if_mtu;                /* its MTU */
 	uint32_t framesz;               /* net_af_packet's framesz devarg */
+	uint32_t blocksz;               /* net_af_packet's blocksz devarg */
 	uint16_t nb_rxq;        /* 0 for a port used only to transmit */
 	uint16_t nb_txq;        /* 0 for a port used only to receive */
 	uint16_t nb_rxd;        /* descriptors, after the PMD's adjustment */
@@ -76,7 +77,7 @@ int xio_ethdev_start(struct xio_port *p, uint16_t udp_port);
  * file here). */
 void xio_ethdev_close(struct xio_port *p);
 
-/* Kernel-interface PMDs: records the kind, interface, MTU and framesz. */
+/* Kernel-interface PMDs: records the kind, interface, MTU, framesz and blocksz. */
 void xio_ethdev_iface_probe(struct xio_port *p, const struct rte_eth_dev_info *info);
 
 /* net_af_packet: finds the PMD's nq sockets on interface if_index, whose

@@ -8,7 +8,10 @@
  * - net_af_packet copies each received frame into one mbuf from a
  *   PACKET_MMAP slot of framesz bytes, cutting what does not fit after the
  *   slot's TPACKET_V2 header (66 bytes); it refuses mbufs smaller than
- *   framesz - 32; it drops a frame to send longer than framesz - 32.
+ *   framesz - 32; it drops a frame to send longer than framesz - 32. It
+ *   addresses slot i at i x framesz, where the kernel puts whole slots in
+ *   blocks of blocksz: unless blocksz is a multiple of framesz, it reads
+ *   the wrong slots and receives nothing after the first frame.
  * - net_af_xdp receives into the mbufs themselves (the mempool is the
  *   UMEM): a frame must fit the data room less XDP's 256-byte headroom, a
  *   mempool object must fit a page, and a frame to send must be one mbuf;
@@ -87,6 +90,7 @@ void xio_ethdev_iface_probe(struct xio_port *p, const struct rte_eth_dev_info *i
 		snprintf(p->ifname, sizeof(p->ifname), "?");
 	p->if_mtu = xio_iface_mtu(p->ifname);
 	p->framesz = xio_devarg_u32(info, "framesz", XIO_AFP_DEFAULT_FRAMESZ);
+	p->blocksz = xio_devarg_u32(info, "blocksz", (uint32_t)getpagesize());
 	rte_eth_dev_get_name_by_port(p->id, p->name);
 	if (p->kind == XIO_PORT_AF_PACKET)
 		xio_ethdev_afp_find(p, info->if_index, info->max_rx_queues);
@@ -103,13 +107,27 @@ uint32_t xio_ethdev_rx_hold(const struct xio_port *p)
 	return p->kind == XIO_PORT_AF_XDP ? RTE_MAX((uint32_t)p->nb_rxd, XIO_AFX_FILL) : p->nb_rxd;
 }
 
-/* framesz and blocksz for frames of up to len bytes in and out. */
+/* The smallest blocksz (a multiple of the page) that holds whole slots of
+ * framesz bytes with none of the block left over. */
+static uint32_t xio_afp_blocksz(uint32_t framesz)
+{
+	uint32_t page = (uint32_t)getpagesize(), a = framesz, b = page;
+
+	while (b != 0) {
+		uint32_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return framesz / a * page;
+}
+
+/* framesz and blocksz for frames of up to len bytes in and out: framesz in
+ * KiB keeps the block small (MTU 9000: 9216 and 36864, four slots). */
 static void xio_afp_advice(uint32_t len, uint32_t *framesz, uint32_t *blocksz)
 {
-	uint32_t page = (uint32_t)getpagesize();
-
-	*framesz = RTE_ALIGN_CEIL(len + XIO_AFP_RX_OFF, 16u);
-	*blocksz = RTE_ALIGN_CEIL(*framesz, page);
+	*framesz = RTE_ALIGN_CEIL(len + XIO_AFP_RX_OFF, 1024u);
+	*blocksz = xio_afp_blocksz(*framesz);
 }
 
 static int xio_check_af_packet(const struct xio_port *p, uint32_t data_room, uint32_t max_in)
@@ -118,6 +136,13 @@ static int xio_check_af_packet(const struct xio_port *p, uint32_t data_room, uin
 	uint32_t rx_cap = p->framesz > XIO_AFP_RX_OFF ? p->framesz - XIO_AFP_RX_OFF : 0;
 	uint32_t tx_cap = p->framesz > XIO_AFP_TX_OFF ? p->framesz - XIO_AFP_TX_OFF : 0;
 
+	if (p->framesz == 0 || p->blocksz % p->framesz != 0) {
+		XIO_LOG(ERR, "port %u (%s): blocksz=%u is not a multiple of framesz=%u: the PMD "
+			"would read slots where the kernel puts none and receive nothing after "
+			"the first frame: give the vdev blocksz=%u", p->id, p->name, p->blocksz,
+			p->framesz, xio_afp_blocksz(p->framesz ? p->framesz : 1));
+		return -1;
+	}
 	if (p->nb_rxq > 0 && in > rx_cap) {
 		xio_afp_advice(in, &fs, &bs);
 		XIO_LOG(ERR, "port %u (%s on %s): MTU %u lets frames of up to %u bytes in, "

@@ -241,9 +241,12 @@ live "af_packet rtc" "$T/afp-ab" "$T/afp-ba" 0 "${AFP[@]}" -- --mbuf-size 9216
 grep -q "the kernel reassembles IPv4 fragments" "$T/log" && ok || bad "af_packet: no word on fragments"
 live "af_packet pipeline" "$T/afp-ba" "$T/afp-ab" 0 "${AFP[@]}" -- --mbuf-size 9216 --mode pipeline
 ring_overflow
-refused "af_packet default framesz" 'framesz=2048 holds 1982 .*give the vdev framesz=9088,blocksz=12288' \
+refused "af_packet default framesz" 'framesz=2048 holds 1982 .*give the vdev framesz=9216,blocksz=36864 and --mbuf-size 9184' \
 	--vdev net_af_packet0,iface=xpld0 --vdev net_af_packet1,iface=xpld1 -- --tx-port 1 --bidirectional
 refused "af_packet small mbufs" 'framesz=9216 needs --mbuf-size 9184' "${AFP[@]}" -- --tx-port 1 --bidirectional
+refused "af_packet blocksz" 'blocksz=16384 is not a multiple of framesz=9216.*give the vdev blocksz=36864' \
+	--vdev net_af_packet0,iface=xpld0,framesz=9216,blocksz=16384 \
+	--vdev net_af_packet1,iface=xpld1,framesz=9216,blocksz=16384 -- --tx-port 1 --bidirectional --mbuf-size 9216
 refused "af_packet queues" 'has 1 RX / 1 TX queues, 2 / 2 needed .*qpairs=2' "${AFP[@]}" -- \
 	--tx-port 1 --bidirectional --rxq 2 --mbuf-size 9216
 

@@ -18,9 +18,13 @@
 # started again 1.5 s later, the server restarted in the middle of a read,
 # and out-of-range tokens that the pipeline's keep policy passes as INT32:
 # the client's error by default, clamped with --overflow saturate.
+# Last, jumbo frames: MTU 9000 on every link and xio-server --mtu 9000
+# (2232 tokens a reply), a raw fetch through XDP kernel (whose multi-buffer
+# frames the AF_XDP worker finishes) and DPDK net_af_packet, byte-exact.
 #
-# LIVE_DRIVERS="xdp-kernel ..." and LIVE_FAULTS="loss ..." choose what runs
-# (default: all); LIVE_KEEP=1 keeps the work folder.
+# LIVE_DRIVERS="xdp-kernel ...", LIVE_FAULTS="loss ..." and
+# LIVE_JUMBO="xdp-kernel dpdk-af_packet" choose what runs (default: all);
+# LIVE_KEEP=1 keeps the work folder.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -36,6 +40,7 @@ fault=$BUILD/live/xio-fault
 data=$here/live_data.py
 drivers=${LIVE_DRIVERS-xdp-kernel xdp-afxdp dpdk-af_packet dpdk-af_xdp}
 faults=${LIVE_FAULTS-loss dup reorder dpu-restart server-restart out-of-range}
+jumbo=${LIVE_JUMBO-xdp-kernel dpdk-af_packet}
 # The paced reads: 4 MiB at 0.01 Gbit/s of payload last about 3.5 s. The
 # server paces whole UDP GSO sends (44 datagrams, 52 ms apart at this rate),
 # and the client's adaptive timeout has a 10 ms floor: every gap between two
@@ -46,6 +51,7 @@ faults=${LIVE_FAULTS-loss dup reorder dpu-restart server-restart out-of-range}
 # printed, not asserted.
 rate=0.01
 paced_fetch=(--timeout-ms 2000 --retries 16)
+MTU=1500
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "e2e: needs root (network namespaces, XDP, tc)" >&2
@@ -142,10 +148,16 @@ dpu_cmd() {
 	dpdk-af_packet | dpdk-af_xdp)
 		# net_af_packet: a receive ring deep enough for the server's
 		# trains (docs/operations.md), else half of them are dropped there
-		local ring=
+		local ring= mbuf=
 		[ "$1" = dpdk-af_packet ] && ring=,framecnt=4096
+		# jumbo: slots for MTU 9000 (+ 22 + 66, docs/operations.md), four
+		# to a block (blocksz a multiple of framesz), mbufs to match
+		if [ "$1" = dpdk-af_packet ] && [ "$MTU" -gt 1500 ]; then
+			ring=,framesz=9216,blocksz=36864,framecnt=1024
+			mbuf="--mbuf-size 9216"
+		fi
 		echo "$pipeline $eal --vdev ${pmd}0,iface=xd0$ring --vdev ${pmd}1,iface=xd1$ring" \
-			"-- --driver dpdk --rx-port 0 --tx-port 1 --bidirectional --stats-json $2" ;;
+			"-- --driver dpdk --rx-port 0 --tx-port 1 --bidirectional $mbuf --stats-json $2" ;;
 	esac
 }
 
@@ -422,6 +434,34 @@ fault_out_of_range() {
 	echo "e2e: out-of-range: $kept replies kept as INT32; $(head -n 1 "$out/oor-error.err")"
 }
 
+# --- jumbo frames -------------------------------------------------------------
+
+# jumbo_links: MTU 9000 on every link of the path.
+jumbo_links() {
+	local ns_if
+	for ns_if in "$STO xst" "$STO xsp" "$STO xs0" "$STO xsbr" "$DPU xd0" "$DPU xd1" "$HST xh0"; do
+		# shellcheck disable=SC2086
+		set -- $ns_if
+		in_ns "$1" ip link set dev "$2" mtu 9000 || return 1
+	done
+	MTU=9000
+}
+
+# run_jumbo DRIVER: a raw fetch of tokens.bin in 2232-token replies.
+run_jumbo() {
+	local d=$1 name=jumbo-$1 st=$tmp/dpu-jumbo-$1.json per
+	live_flush_arp
+	start_dpu "$d" "$st" || { stop_dpu "$d" || true; return; }
+	fetch_ok "$name" tokens.bin --out "$out/$name.u16" &&
+		check "$name: output differs from the reference narrowing" same "$out/$name.u16" "$ref/tokens.u16"
+	stop_dpu "$d" || return
+	narrowed_all "$name" "$st" "$name"
+	per=$(($(jn "$st" .tokens_narrowed) / ($(jn "$st" .narrowed_packets) + 1)))
+	check "$name: $per tokens a narrowed reply, expected jumbo (> 2000)" [ "$per" -gt 2000 ]
+	echo "e2e: $name: $(jv "$st" .narrowed_packets) replies narrowed, $per tokens each," \
+		"client: $(jq -c '{re_requests, datagrams}' "$out/$name.json")"
+}
+
 start_server
 for d in $drivers; do
 	run_driver "$d"
@@ -429,6 +469,18 @@ done
 for f in $faults; do
 	"fault_${f//-/_}"
 done
+if [ -n "$jumbo" ]; then
+	stop_server
+	if jumbo_links; then
+		start_server --mtu 9000
+		for d in $jumbo; do
+			run_jumbo "$d"
+		done
+	else
+		bad "jumbo: cannot set MTU 9000 on the links"
+		start_server
+	fi
+fi
 stop_server
 check "values that should be numbers: $(cat "$tmp/not-numbers" 2>/dev/null)" [ ! -e "$tmp/not-numbers" ]
 
