@@ -17,16 +17,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 FETCH=$BUILD/xio-fetch
 
-# run WANT_RC DESC CMD...: CMD's stderr+stdout in $T/log, its exit status checked.
-run() {
-	local want=$1 desc=$2 rc
-	shift 2
-	"$@" >"$T/log" 2>&1
-	rc=$?
-	cur=$desc
-	if [ "$rc" -eq "$want" ]; then ok; else bad "$desc: exit $rc, expected $want"; show "$T/log"; fi
-}
-has_re() { if grep -Eq -- "$1" "$T/log"; then ok; else bad "$cur: no line matching '$1'"; show "$T/log"; fi; }
+RUN_LOG=$T/log
 nlines() { local n; n=$(wc -l <"$T/log"); if [ "$n" -eq "$1" ]; then ok; else bad "$cur: $n lines, expected $1"; show "$T/log"; fi; }
 eq() { if [ "$1" = "$2" ]; then ok; else bad "$3: got '$1', expected '$2'"; fi; }
 same() { if cmp -s "$1" "$2"; then ok; else bad "$cur: $1 differs from $2: $(cmp "$1" "$2" 2>&1 | head -1)"; fi; }

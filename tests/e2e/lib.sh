@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # tests/e2e/lib.sh: what the end-to-end scripts share (sourced, not run):
-# check counting and waiting for a running program's log.
+# check counting, running a command whose output is checked, and waiting for
+# a running program's log.
 
 pass=0
 fail=0
@@ -17,3 +18,17 @@ wait_for() {
 	done
 	return 1
 }
+
+# run WANT_RC DESC CMD...: CMD's stdout and stderr in $RUN_LOG, its exit
+# status checked; DESC names the checks on that output that follow ($cur).
+run() {
+	local want=$1 desc=$2 rc
+	shift 2
+	"$@" >"$RUN_LOG" 2>&1
+	rc=$?
+	cur=$desc
+	if [ "$rc" -eq "$want" ]; then ok; else bad "$desc: exit $rc, expected $want"; show "$RUN_LOG"; fi
+}
+
+# has_re REGEX: the last run printed a line matching this (extended) regex.
+has_re() { if grep -Eq -- "$1" "$RUN_LOG"; then ok; else bad "$cur: no line matching '$1'"; show "$RUN_LOG"; fi; }

@@ -27,6 +27,7 @@
 set -u
 BUILD=${BUILD:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+SUM_EXPECTED=$ROOT/tests/e2e/sum_expected.py
 VECTORS=${XIO_VECTORS:-$ROOT/../shared/vectors}
 XP=${XIO_PIPELINE:-$BUILD/xio-pipeline}
 CMP=$BUILD/tests/pcap-cmp
@@ -177,13 +178,7 @@ fi
 # Two RX queues (net_pcap: one capture per queue), one pipeline each.
 k1=$VECTORS/basic-keep k2=$VECTORS/mixed-keep
 if [ -d "$k1" ] && [ -d "$k2" ]; then
-	python3 - "$k1/expected.json" "$k2/expected.json" "$T/sum.json" <<'EOF'
-import json, sys
-a, b = (json.load(open(p)) for p in sys.argv[1:3])
-s = {k: a[k] + b[k] for k in a if k != "reasons"}
-s["reasons"] = {r: a["reasons"][r] + b["reasons"][r] for r in a["reasons"]}
-json.dump(s, open(sys.argv[3], "w"))
-EOF
+	python3 "$SUM_EXPECTED" "$k1/expected.json" "$k2/expected.json" "$T/sum.json"
 	for mode in rtc pipeline; do
 		rm -f "$T/q0.pcap" "$T/q1.pcap"
 		if xp "$T/log" --no-huge --no-shconf --no-pci --lcores '0@0,1@1,2@0,3@1' \

@@ -21,22 +21,11 @@ trap 'rm -rf "$T"' EXIT
 
 . "$(dirname "$0")/lib.sh"
 
-# run WANT_RC DESC CMD...: runs CMD (stdout+stderr to $T/out), checks the status.
-run() {
-	local want=$1 desc=$2 rc
-	shift 2
-	"$@" >"$T/out" 2>&1
-	rc=$?
-	cur=$desc
-	if [ "$rc" -eq "$want" ]; then ok; else bad "$desc: exit $rc, expected $want"; sed 's/^/  | /' "$T/out"; fi
-}
+RUN_LOG=$T/out
+
 # has LINE: the last run printed exactly this line.
 has() {
 	if grep -Fxq -- "$1" "$T/out"; then ok; else bad "$cur: no line '$1'"; sed 's/^/  | /' "$T/out"; fi
-}
-# has_re REGEX: the last run printed a line matching this (extended) regex.
-has_re() {
-	if grep -Eq -- "$1" "$T/out"; then ok; else bad "$cur: no line matching '$1'"; sed 's/^/  | /' "$T/out"; fi
 }
 # lines N REGEX: the last run printed exactly N lines matching REGEX.
 lines() {

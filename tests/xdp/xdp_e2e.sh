@@ -24,6 +24,7 @@ set -euo pipefail
 bin=${XIO_PIPELINE:-build/xio-pipeline}
 vectors=${XIO_VECTORS:-../shared/vectors}
 here=$(cd "$(dirname "$0")" && pwd)
+SUM_EXPECTED=$here/../e2e/sum_expected.py
 pps=${XDP_E2E_PPS:-250}
 
 # shellcheck source-path=SCRIPTDIR
@@ -260,13 +261,7 @@ run_bidir() {
 	if [ -z "$why" ]; then
 		why=$(pcap_equal "$tmp/ab.pcap" "$va/expected.pcap" 2>&1) || why="a_to_b capture: $why"
 		j=$(pcap_equal "$tmp/ba.pcap" "$vb/expected.pcap" 2>&1) || why="${why:+$why; }b_to_a capture: $j"
-		python3 - "$va/expected.json" "$vb/expected.json" "$tmp/sum.json" <<'EOF'
-import json, sys
-a, b = (json.load(open(p)) for p in sys.argv[1:3])
-s = {k: a[k] + b[k] for k in a if k != "reasons"}
-s["reasons"] = {r: a["reasons"][r] + b["reasons"][r] for r in a["reasons"]}
-json.dump(s, open(sys.argv[3], "w"))
-EOF
+		python3 "$SUM_EXPECTED" "$va/expected.json" "$vb/expected.json" "$tmp/sum.json"
 		j=$(json_equal "$stats" "$tmp/sum.json" 2>&1) || why="${why:+$why; }totals: $j"
 		j=$(dirs_equal "$stats" "$va/expected.json" "$vb/expected.json" 2>&1) || why="${why:+$why; }$j"
 	fi
