@@ -40,6 +40,7 @@ static struct xio_srv_worker *worker_new(struct xio_srv *s, unsigned id)
 	w->stop = &s->stop;
 	w->payload4 = xio_mtu_payload(s->cfg->mtu, false);
 	w->payload6 = xio_mtu_payload(s->cfg->mtu, true);
+	w->burst = s->cfg->burst;
 	while (xio_srv_sock_open(&w->sock, id, (struct sockaddr *)&s->cfg->bind, s->cfg->bind_len,
 				 s->cfg->threads > 1, &what) < 0) {
 		/* the default "::" on a host without IPv6 */
@@ -94,7 +95,8 @@ void xio_srv_announce(const struct xio_srv *s, FILE *out)
 		s->w[0]->payload4 / 4);
 	if (c->bind.ss_family == AF_INET6)
 		fprintf(out, ", %u over IPv6", s->w[0]->payload6 / 4);
-	fprintf(out, " | %u thread%s, ", c->threads, c->threads > 1 ? "s" : "");
+	fprintf(out, " | %u thread%s, bursts of %u datagrams, ", c->threads,
+		c->threads > 1 ? "s" : "", c->burst);
 	if (c->rate_gbit > 0)
 		fprintf(out, "paced at %g Gbit/s", c->rate_gbit);
 	else
@@ -157,7 +159,8 @@ void xio_srv_serve(struct xio_srv *s)
 int xio_srv_close(struct xio_srv *s)
 {
 	struct xio_srv_run_info info = { .threads = s->cfg->threads, .mtu = s->cfg->mtu,
-					 .rate_gbit = s->cfg->rate_gbit, .gso = true };
+					 .rate_gbit = s->cfg->rate_gbit, .gso = true,
+					 .burst = s->cfg->burst };
 	double elapsed = (double)(s->t1_ns - s->t0_ns) / 1e9;
 	struct xio_srv_counters c;
 	int rc = 0;
@@ -167,9 +170,10 @@ int xio_srv_close(struct xio_srv *s)
 		info.gso = info.gso && s->w[i]->sock.gso;
 	printf("xio-server: received %" PRIu64 " refused %" PRIu64 " ignored %" PRIu64
 	       " requests %" PRIu64 " errors %" PRIu64 " datagrams %" PRIu64 " bytes %" PRIu64
-	       " send_errors %" PRIu64 " in %.3f s\n",
+	       " send_errors %" PRIu64 " send_retries %" PRIu64 " in %.3f s\n",
 	       c.received, c.refused, c.ignored, c.requests[0] + c.requests[1],
-	       c.answers[XIO_SRV_ANS_ERROR], c.datagrams, c.bytes, c.send_errors, elapsed);
+	       c.answers[XIO_SRV_ANS_ERROR], c.datagrams, c.bytes, c.send_errors, c.send_retries,
+	       elapsed);
 	fflush(stdout);
 	if (s->cfg->stats_json && xio_srv_stats_save(s->cfg->stats_json, &c, elapsed, &info) < 0) {
 		fprintf(stderr, "xio-server: --stats-json: cannot write '%s': %s\n",

@@ -13,6 +13,8 @@
 static const char *const req_names[XIO_SRV_REQ_COUNT] = { "read_request", "stat_request" };
 static const char *const ans_names[XIO_SRV_ANS_COUNT] = { "read_reply", "data_reply",
 							  "stat_reply", "error_reply" };
+static const char *const send_names[XIO_SRV_SEND_REASONS] = { "nobufs", "too_big",
+							       "unreachable", "other" };
 
 static uint64_t ld(const uint64_t *v)
 {
@@ -43,6 +45,10 @@ void xio_srv_counters_add(struct xio_srv_counters *sum, const struct xio_srv_cou
 	sum->bytes += ld(&x->bytes);
 	sum->file_bytes += ld(&x->file_bytes);
 	sum->send_errors += ld(&x->send_errors);
+	for (unsigned i = 0; i < XIO_SRV_SEND_REASONS; i++)
+		sum->send_errors_by_reason[i] += ld(&x->send_errors_by_reason[i]);
+	sum->send_retries += ld(&x->send_retries);
+	sum->icmp_errors += ld(&x->icmp_errors);
 	sum->cache_hits += ld(&x->cache_hits);
 	sum->cache_opens += ld(&x->cache_opens);
 	if (ld(&x->last_rx_ns) > sum->last_rx_ns)
@@ -62,11 +68,13 @@ void xio_srv_stats_line(FILE *out, double t, const struct xio_srv_counters *now,
 	fprintf(out,
 		"xio-server: t=%.1fs requests %.0f/s | out %.0f datagrams/s %.3f Gbit/s | "
 		"total requests %" PRIu64 " datagrams %" PRIu64 " bytes %" PRIu64 " errors %" PRIu64
-		" refused %" PRIu64 " ignored %" PRIu64 " send_errors %" PRIu64 "\n",
+		" refused %" PRIu64 " ignored %" PRIu64 " send_errors %" PRIu64 " send_retries %" PRIu64
+		"\n",
 		t, per_s(req - total(prev->requests, XIO_SRV_REQ_COUNT), dt),
 		per_s(now->datagrams - prev->datagrams, dt),
 		per_s((now->bytes - prev->bytes) * 8, dt) / 1e9, req, now->datagrams, now->bytes,
-		total(now->errors, XIO_SRV_ERR_COUNT), now->refused, now->ignored, now->send_errors);
+		total(now->errors, XIO_SRV_ERR_COUNT), now->refused, now->ignored, now->send_errors,
+		now->send_retries);
 	fflush(out);
 }
 
@@ -90,10 +98,17 @@ void xio_srv_stats_json(FILE *out, const struct xio_srv_counters *c, double elap
 		", \"send_errors\": %" PRIu64 ",\n \"received\": %" PRIu64 ", \"refused\": %" PRIu64
 		", \"ignored\": %" PRIu64 ", \"cache_hits\": %" PRIu64 ", \"cache_opens\": %" PRIu64
 		",\n \"elapsed_s\": %.6f, \"threads\": %u, \"mtu\": %u, \"rate_gbit\": %g, "
-		"\"gso\": %s}\n",
+		"\"gso\": %s",
 		c->datagrams, c->bytes, c->file_bytes, c->send_errors, c->received, c->refused,
 		c->ignored, c->cache_hits, c->cache_opens, elapsed_s, info->threads, info->mtu,
 		info->rate_gbit, info->gso ? "true" : "false");
+	fprintf(out, ",\n \"send_retries\": %" PRIu64 ", \"icmp_errors\": %" PRIu64
+		", \"burst\": %u, \"send_errors_by_reason\": {", c->send_retries, c->icmp_errors,
+		info->burst);
+	for (unsigned i = 0; i < XIO_SRV_SEND_REASONS; i++)
+		fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "", send_names[i],
+			c->send_errors_by_reason[i]);
+	fprintf(out, "}}\n");
 }
 
 int xio_srv_stats_save(const char *path, const struct xio_srv_counters *c, double elapsed_s,

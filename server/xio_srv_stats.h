@@ -22,6 +22,14 @@ enum xio_srv_ans {
 	XIO_SRV_ANS_COUNT
 };
 #define XIO_SRV_ERR_COUNT (XIO_E_IO + 1) /* errors[code], code 1..6 */
+/* Why the kernel refused a send for good (send_errors_by_reason). */
+enum xio_srv_send_reason {
+	XIO_SRV_SEND_NOBUFS = 0,  /* ENOBUFS/EAGAIN after XIO_SRV_SEND_TRIES tries */
+	XIO_SRV_SEND_TOO_BIG,     /* EMSGSIZE: --mtu above the interface's */
+	XIO_SRV_SEND_UNREACHABLE, /* no route, or an ICMP error for the client */
+	XIO_SRV_SEND_OTHER,
+	XIO_SRV_SEND_REASONS
+};
 
 struct xio_srv_counters {
 	uint64_t received;  /* datagrams taken in */
@@ -33,7 +41,10 @@ struct xio_srv_counters {
 	uint64_t datagrams;   /* sent */
 	uint64_t bytes;       /* UDP payload bytes sent (what --rate paces) */
 	uint64_t file_bytes;  /* file bytes carried by READ_REPLY / DATA_REPLY */
-	uint64_t send_errors; /* datagrams the kernel refused to send */
+	uint64_t send_errors; /* datagrams the kernel refused to send, for good */
+	uint64_t send_errors_by_reason[XIO_SRV_SEND_REASONS];
+	uint64_t send_retries; /* sends refused for want of buffers, tried again */
+	uint64_t icmp_errors;  /* ICMP errors read off the sockets' error queues */
 	uint64_t cache_hits, cache_opens; /* open-file cache */
 	uint64_t last_rx_ns;  /* CLOCK_MONOTONIC of the last datagram in */
 } __attribute__((aligned(64)));
@@ -52,6 +63,7 @@ struct xio_srv_run_info {
 	uint32_t mtu;
 	double rate_gbit;
 	bool gso; /* every worker still on UDP GSO at the end */
+	unsigned burst; /* --burst */
 };
 
 /* One line: "xio-server: t=..." with rates over dt and the totals. */

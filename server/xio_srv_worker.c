@@ -2,6 +2,7 @@
  * xio_srv_worker.c: a worker's receive-answer loop (xio_srv_worker.h).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -35,28 +36,72 @@ static void queue_reply(struct xio_srv_worker *w, size_t len, const struct xio_s
 		flush_replies(w);
 }
 
-/* A READ answer: its train, batch by batch; a file that cannot be read
+/* The cache keeps every file a batch's answers read open: a batch opens at
+ * most XIO_SRV_RX_BATCH files, and the least recently used go first. */
+_Static_assert(XIO_SRV_FILES_DEFAULT > XIO_SRV_RX_BATCH, "a batch's files stay open");
+
+static bool same_client(const struct xio_srv_dest *a, const struct xio_srv_dest *b)
+{
+	return a->peer_len == b->peer_len && memcmp(&a->peer, &b->peer, a->peer_len) == 0;
+}
+
+/* One turn of answer k: at most quota datagrams; a file that cannot be read
  * ends it with ERROR_REPLY io. */
-static void send_read(struct xio_srv_worker *w, const struct xio_srv_read *r,
-		      const struct xio_srv_dest *d)
+static void send_turn(struct xio_srv_worker *w, struct xio_srv_out *o, unsigned quota)
 {
 	struct xio_srv_batch b;
-	uint64_t seq = 0;
-	int n;
+	int n = xio_srv_train_fill_n(&w->train, &o->read, o->seq, quota, &b);
 
-	flush_replies(w);
-	while ((n = xio_srv_train_fill(&w->train, r, seq, &b)) > 0) {
-		XIO_SRV_ADD(w->counters.file_bytes, b.file_bytes);
-		xio_srv_sock_send_batch(&w->sock, &b, d, w->pace, &w->counters);
-		seq += (unsigned)n;
-	}
 	if (n < 0) {
-		queue_reply(w, xio_srv_io_error(r, errno, w->reply[w->nreply]), d, XIO_SRV_ANS_ERROR,
-			    XIO_E_IO);
+		queue_reply(w, xio_srv_io_error(&o->read, errno, w->reply[w->nreply]), &o->dest,
+			    XIO_SRV_ANS_ERROR, XIO_E_IO);
+		o->done = true;
 		return;
 	}
-	XIO_SRV_ADD(w->counters.answers[r->opcode == XIO_OP_DATA_REPLY ? XIO_SRV_ANS_DATA
-									: XIO_SRV_ANS_READ], 1);
+	if (n > 0) {
+		XIO_SRV_ADD(w->counters.file_bytes, b.file_bytes);
+		xio_srv_sock_send_batch(&w->sock, &b, &o->dest, w->pace, &w->counters);
+		o->seq += (unsigned)n;
+		o->sent = (unsigned)n;
+	}
+	if (o->seq == xio_srv_read_datagrams(&o->read)) {
+		XIO_SRV_ADD(w->counters.answers[o->read.opcode == XIO_OP_DATA_REPLY
+							? XIO_SRV_ANS_DATA : XIO_SRV_ANS_READ], 1);
+		o->done = true;
+	}
+}
+
+void xio_srv_worker_send_reads(struct xio_srv_worker *w)
+{
+	while (w->nout > 0) {
+		unsigned keep = 0;
+
+		for (unsigned k = 0; k < w->nout; k++) {
+			struct xio_srv_out *o = &w->out[k];
+			unsigned quota = w->burst;
+
+			/* the client's share of this turn, less what its earlier
+			 * answers took */
+			for (unsigned j = 0; j < k && quota > 0; j++)
+				if (same_client(&w->out[j].dest, &o->dest))
+					quota -= w->out[j].sent < quota ? w->out[j].sent : quota;
+			o->sent = 0;
+			if (quota > 0)
+				send_turn(w, o, quota);
+		}
+		for (unsigned k = 0; k < w->nout; k++)
+			if (!w->out[k].done)
+				w->out[keep++] = w->out[k];
+		w->nout = keep;
+	}
+	flush_replies(w);
+}
+
+/* A READ answer: queued, sent once the batch is read. */
+static void queue_read(struct xio_srv_worker *w, const struct xio_srv_read *r,
+		       const struct xio_srv_dest *d)
+{
+	w->out[w->nout++] = (struct xio_srv_out){ .read = *r, .dest = *d };
 }
 
 /* Answers one received datagram. */
@@ -80,7 +125,7 @@ static void serve(struct xio_srv_worker *w, const uint8_t *dg, size_t len,
 	XIO_SRV_ADD(c->requests[a.request == XIO_OP_STAT_REQUEST ? XIO_SRV_REQ_STAT
 								 : XIO_SRV_REQ_READ], 1);
 	if (a.kind == XIO_SRV_READ)
-		send_read(w, &a.read, d);
+		queue_read(w, &a.read, d);
 	else
 		queue_reply(w, a.len, d, a.error ? XIO_SRV_ANS_ERROR : XIO_SRV_ANS_STAT, a.error);
 }
@@ -90,7 +135,7 @@ void *xio_srv_worker_main(void *arg)
 	struct xio_srv_worker *w = arg;
 
 	while (!__atomic_load_n(w->stop, __ATOMIC_RELAXED)) {
-		int n = xio_srv_sock_recv(&w->sock);
+		int n = xio_srv_sock_recv(&w->sock, &w->counters);
 
 		if (n < 0) {
 			struct timespec pause = { .tv_nsec = 10000000 };
@@ -111,6 +156,7 @@ void *xio_srv_worker_main(void *arg)
 			serve(w, dg, len, &d);
 		}
 		flush_replies(w);
+		xio_srv_worker_send_reads(w);
 		__atomic_store_n(&w->counters.cache_hits, w->files.hits, __ATOMIC_RELAXED);
 		__atomic_store_n(&w->counters.cache_opens, w->files.opens, __ATOMIC_RELAXED);
 	}

@@ -7,7 +7,8 @@
 #   server-e2e    build/xio-server on loopback against tests/server/xio_client.py
 #                 (ports 21000-21099)
 #   server-netns  two network namespaces (xsv-*), under flock /tmp/xio-live.lock:
-#                 --allow refusing an address outside the list, GSO fallback
+#                 --allow refusing an address outside the list, --mtu above the
+#                 interface's, sends the device drops (ENOBUFS) retried and counted
 
 SERVER_TEST      := $(BUILD)/tests/test_server
 SERVER_TEST_ASAN := $(BUILD)/asan/tests/test_server
@@ -79,7 +80,7 @@ TESTS += server-fuzz
 server-e2e: $(SERVER_BIN)
 	bash tests/server/e2e.sh $(BUILD)
 
-server-netns: $(SERVER_BIN)
+server-netns: $(SERVER_BIN) $(BUILD)/live/xio-fault
 	flock /tmp/xio-live.lock bash tests/server/netns.sh $(BUILD)
 
 TESTS += server-e2e server-netns
