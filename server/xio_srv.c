@@ -25,11 +25,39 @@ struct xio_srv {
 	uint64_t t0_ns, t1_ns;
 };
 
+/* Opens s's socket on the configured address; fails the process. */
+static void open_sock(struct xio_srv *s, struct xio_srv_sock *sock, unsigned id, bool reuseport)
+{
+	const char *what;
+
+	while (xio_srv_sock_open(sock, id, (struct sockaddr *)&s->cfg->bind, s->cfg->bind_len,
+				 reuseport, &what) < 0) {
+		/* the default "::" on a host without IPv6 */
+		if (errno == EAFNOSUPPORT && xio_srv_config_bind_v4(s->cfg))
+			continue;
+		xio_cli_fail("cannot %s %s port %u: %s", what, s->cfg->bind_str, s->cfg->port,
+			     strerror(errno));
+	}
+}
+
+/* Several workers share the port by SO_REUSEPORT, which would as well let
+ * them join another server's group on it: a socket without it is bound
+ * first, so that a port in use is refused as with one worker. */
+static void check_port_free(struct xio_srv *s)
+{
+	struct xio_srv_sock *probe = malloc(sizeof(*probe));
+
+	if (!probe)
+		xio_cli_fail("out of memory");
+	open_sock(s, probe, 0, false);
+	xio_srv_sock_close(probe);
+	free(probe);
+}
+
 static struct xio_srv_worker *worker_new(struct xio_srv *s, unsigned id)
 {
 	size_t size = (sizeof(struct xio_srv_worker) + 63) & ~(size_t)63;
 	struct xio_srv_worker *w = aligned_alloc(64, size);
-	const char *what;
 
 	if (!w)
 		xio_cli_fail("out of memory");
@@ -41,14 +69,7 @@ static struct xio_srv_worker *worker_new(struct xio_srv *s, unsigned id)
 	w->payload4 = xio_mtu_payload(s->cfg->mtu, false);
 	w->payload6 = xio_mtu_payload(s->cfg->mtu, true);
 	w->burst = s->cfg->burst;
-	while (xio_srv_sock_open(&w->sock, id, (struct sockaddr *)&s->cfg->bind, s->cfg->bind_len,
-				 s->cfg->threads > 1, &what) < 0) {
-		/* the default "::" on a host without IPv6 */
-		if (errno == EAFNOSUPPORT && xio_srv_config_bind_v4(s->cfg))
-			continue;
-		xio_cli_fail("cannot %s %s port %u: %s", what, s->cfg->bind_str, s->cfg->port,
-			     strerror(errno));
-	}
+	open_sock(s, &w->sock, id, s->cfg->threads > 1);
 	if (xio_srv_files_init(&w->files, s->cfg->rootfd, XIO_SRV_FILES_DEFAULT) < 0 ||
 	    xio_srv_train_init(&w->train, XIO_SRV_TRAIN_BYTES) < 0)
 		xio_cli_fail("out of memory");
@@ -78,6 +99,8 @@ struct xio_srv *xio_srv_open(struct xio_srv_config *cfg)
 	s->w = calloc(cfg->threads, sizeof(*s->w));
 	if (!s->w)
 		xio_cli_fail("out of memory");
+	if (cfg->threads > 1)
+		check_port_free(s);
 	for (s->n = 0; s->n < cfg->threads; s->n++)
 		s->w[s->n] = worker_new(s, s->n);
 	return s;
