@@ -11,6 +11,11 @@
 #                   namespaces): xio-pipeline --bidirectional (DPDK
 #                   net_af_packet, XDP kernel) against dpdk-testpmd io and a
 #                   plain XDP bridge; writes its section of docs/perf.md (root)
+#   bench-transport xio-fetch against a TCP read of the same file (the tests'
+#                   own baseline: xio-tcp-server with sendfile, xio-tcp-read
+#                   narrowing with the stage core's kernel) on loopback and
+#                   through the live path, loss-free and with 1 % loss; writes
+#                   its section of docs/perf.md (root for the live path)
 # Scripts in scripts/bench/; raw figures and logs in build/bench/. Never part
 # of make test: nothing here passes or fails on a timing.
 
@@ -39,7 +44,22 @@ $(BENCH_STAGE): tests/bench/bench_stage.c $(STAGES_LIB) $(wildcard stages/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ISAL_CFLAGS) $(LDFLAGS) -o $@ $< $(STAGES_LIB) $(ISAL_LIBS)
 
-.PHONY: bench-pipeline bench-xdp bench-report bench-live bench-stage
+# The TCP baseline of bench-transport (tests/bench/xio_tcp.h).
+TCP_SERVER := $(BUILD)/bench/xio-tcp-server
+TCP_READ   := $(BUILD)/bench/xio-tcp-read
+
+$(TCP_SERVER): tests/bench/xio_tcp_server.c tests/bench/xio_tcp.h $(XIO_CLI_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Iapps -Itests/bench $(LDFLAGS) -o $@ $(filter %.c %.o,$^) -lpthread
+
+$(TCP_READ): tests/bench/xio_tcp_read.c tests/bench/xio_tcp.h $(XIO_CLI_OBJ) $(STAGES_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Iapps -Itests/bench $(LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) \
+		-lpthread $(ISAL_LIBS)
+
+ALL += $(TCP_SERVER) $(TCP_READ)
+
+.PHONY: bench-pipeline bench-xdp bench-report bench-live bench-stage bench-transport
 bench-stage: $(BENCH_STAGE)
 	$(BENCH_STAGE) --csv $(BENCH_STAGE_CSV)
 
@@ -59,4 +79,11 @@ bench-live: $(BUILD)/xio-server $(BUILD)/xio-fetch $(BUILD)/xio-pipeline $(BENCH
 	BUILD=$(BUILD) flock /tmp/xio-live.lock bash scripts/bench/live.sh
 	python3 scripts/bench/live_report.py --csv $(BUILD)/bench/live-runs.csv --md docs/perf.md
 
-BENCHES += bench-stage bench-pipeline bench-xdp bench-report bench-live
+TRANSPORT_BINS := $(BUILD)/xio-server $(BUILD)/xio-fetch $(BUILD)/xio-pipeline \
+	$(BUILD)/live/xio-fault $(TCP_SERVER) $(TCP_READ)
+bench-transport: $(TRANSPORT_BINS)
+	BUILD=$(BUILD) flock /tmp/xio-live.lock bash scripts/bench/transport.sh
+	python3 scripts/bench/transport_report.py --csv $(BUILD)/bench/transport-runs.csv \
+		--md docs/perf.md
+
+BENCHES += bench-stage bench-pipeline bench-xdp bench-report bench-live bench-transport
