@@ -73,7 +73,8 @@ bench-report:
 	@[ -f $(BENCH_KERNELS_CSV) ] || $(MAKE) --no-print-directory bench-kernels
 	BUILD=$(BUILD) python3 scripts/bench/report.py --kernels $(BENCH_KERNELS_CSV) \
 		--pipeline $(BUILD)/bench/pipeline-runs.csv --xdp $(BUILD)/bench/xdp-runs.csv \
-		--live $(BUILD)/bench/live-runs.csv --stage $(BENCH_STAGE_CSV) --md docs/perf.md --png docs/perf.png
+		--live $(BUILD)/bench/live-runs.csv --stage $(BENCH_STAGE_CSV) \
+		--transport $(BUILD)/bench/transport-runs.csv --md docs/perf.md --png docs/perf.png
 
 bench-live: $(BUILD)/xio-server $(BUILD)/xio-fetch $(BUILD)/xio-pipeline $(BENCH_XDP_TOOL)
 	BUILD=$(BUILD) flock /tmp/xio-live.lock bash scripts/bench/live.sh
