@@ -59,6 +59,14 @@ $(TCP_READ): tests/bench/xio_tcp_read.c tests/bench/xio_tcp.h $(XIO_CLI_OBJ) $(S
 
 ALL += $(TCP_SERVER) $(TCP_READ)
 
+# What bench-transport's device run (scripts/bench/transport-device.sh) needs,
+# built without DPDK: the server, the client, xio-pipeline's XDP path and the
+# TCP baseline (scripts/bench/devtools.sh carries them to a machine that
+# cannot build them).
+.PHONY: host-tools
+host-tools: $(BUILD)/xio-server $(BUILD)/xio-fetch $(BUILD)/nodpdk/xio-pipeline $(TCP_SERVER) \
+	$(TCP_READ)
+
 .PHONY: bench-pipeline bench-xdp bench-report bench-live bench-stage bench-transport
 bench-stage: $(BENCH_STAGE)
 	$(BENCH_STAGE) --csv $(BENCH_STAGE_CSV)

@@ -29,6 +29,7 @@ cd "$(dirname "$0")/../.."
 # shellcheck disable=SC2034 # read by tests/live/lib.sh
 LIVE_TAG=tb$$
 . tests/live/lib.sh
+. scripts/bench/transport_lib.sh
 
 ROUNDS=${BENCH_TRANSPORT_ROUNDS:-3}
 MIB=${BENCH_TRANSPORT_MIB:-256}
@@ -72,75 +73,16 @@ t.astype("<i4").tofile(sys.argv[1])
 t.astype("<u2").tofile(sys.argv[2])
 PY
 TOKENS=$((MIB * 1024 * 1024 / 4))
+READ_TOKENS=$TOKENS
 log "transport: $MIB MiB INT32 file ($TOKENS tokens), $ROUNDS rounds, cases: $CASES; xio-fetch --flows: $FLOWS"
 
-echo "round,case,mtu,tool,streams,tokens,wall_s,tokens_per_s,cpu_s,cpu_ns_per_token,busy_s,busy_ns_per_token,re_requests,datagrams,lost,exact,rc" >"$CSV"
-
-# jget FILE FILTER [DEFAULT]: a value of a JSON file, DEFAULT (0) if none.
-jget() { jq -r "($2) // ${3:-0}" "$1" 2>/dev/null || echo "${3:-0}"; }
-
-# measure ROUND CASE MTU TOOL STREAMS FAULT NS CMD...: one reader run (in
-# network namespace NS, or here when NS is -) writing $work/out*.u16, with
-# xio-fault on the storage's egress when FAULT names its counter of this
-# reader's drops (.dropped, .tcp_dropped); appends a CSV row. xio-fetch's
-# stats go to $work/f*.json.
-measure() {
-	local r=$1 cs=$2 mtu=$3 tool=$4 streams=$5 fault=$6 ns=$7 name rc=0 exact=no rr=0 dg=0 lost=0 f
-	shift 7
-	name=$cs-$tool-$r
-	rm -f "$work"/out*.u16 "$work"/f*.json
-	local pre=()
-	[ "$ns" = - ] || pre=(ip netns exec "$ns")
-	[ -z "$fault" ] || fault_start
-	python3 "$RUNNER" --json "$work/run.json" -- "${pre[@]}" timeout 300 "$@" \
-		>"$LOGS/$name.out" 2>"$LOGS/$name.err" || rc=$?
-	[ -z "$fault" ] || lost=$(fault_stop "$fault")
-	if [ "$rc" -eq 0 ]; then
-		if [ -f "$work/out.u16" ]; then
-			cmp -s "$work/out.u16" "$work/ref.u16" && exact=yes
-		else # two ranks: their parts in order
-			cat "$work/out0.u16" "$work/out1.u16" 2>/dev/null | cmp -s - "$work/ref.u16" && exact=yes
-		fi
-	fi
-	for f in "$work"/f*.json; do
-		[ -f "$f" ] || continue
-		rr=$((rr + $(jget "$f" .re_requests)))
-		dg=$((dg + $(jget "$f" .datagrams)))
-	done
-	jq -r --arg r "$r" --arg c "$cs" --arg m "$mtu" --arg t "$tool" --arg s "$streams" \
-		--arg n "$TOKENS" --arg rr "$rr" --arg dg "$dg" --arg l "$lost" --arg e "$exact" --arg rc "$rc" \
-		'[$r, $c, $m, $t, $s, $n, .wall_s, (($n | tonumber) / .wall_s), .cpu_s,
-		  (.cpu_s / ($n | tonumber) * 1e9), .busy_s, (.busy_s / ($n | tonumber) * 1e9),
-		  $rr, $dg, $l, $e, $rc] | @csv' "$work/run.json" | tr -d '"' >>"$CSV"
-	log "transport: round $r $cs $tool: $(tail -1 "$CSV" | cut -d, -f6-)"
-	rm -f "$work"/out*.u16
-}
-
-# xio_run ROUND CASE MTU STREAMS FAULT NS SERVER: xio-fetch with STREAMS
-# flows (or, without --flows, as many ranks of a --world, one process each).
-xio_run() {
-	local r=$1 cs=$2 mtu=$3 streams=$4 fault=$5 ns=$6 server=$7
-	local f=("$FETCH" --server "$server" --quiet)
-	if [ "$streams" -eq 1 ]; then
-		measure "$r" "$cs" "$mtu" xio 1 "$fault" "$ns" "${f[@]}" --stats-json "$work/f.json" \
-			tokens.bin --out "$work/out.u16"
-	elif [ "$FLOWS" = yes ]; then
-		measure "$r" "$cs" "$mtu" xio "$streams" "$fault" "$ns" "${f[@]}" --flows "$streams" \
-			--stats-json "$work/f.json" tokens.bin --out "$work/out.u16"
-	else
-		measure "$r" "$cs" "$mtu" xio-ranks "$streams" "$fault" "$ns" sh -c \
-			"${f[*]} --rank 0 --world 2 --stats-json $work/f0.json tokens.bin --out $work/out0.u16 & p=\$!
-			 ${f[*]} --rank 1 --world 2 --stats-json $work/f1.json tokens.bin --out $work/out1.u16 || exit 1
-			 wait \$p"
-	fi
-}
+echo "$TRANSPORT_HEADER" >"$CSV"
 
 # pair ROUND CASE MTU STREAMS NS XIO-SERVER TCP-SERVER [fault]: the TCP
 # reader, then xio-fetch.
 pair() {
 	local r=$1 cs=$2 mtu=$3 streams=$4 ns=$5 xs=$6 ts=$7 fault=${8:-}
-	measure "$r" "$cs" "$mtu" tcp "$streams" "${fault:+.tcp_dropped}" "$ns" \
-		"$TCPR" --server "$ts" --streams "$streams" tokens.bin --out "$work/out.u16"
+	tcp_run "$r" "$cs" "$mtu" "$streams" "${fault:+.tcp_dropped}" "$ns" "$ts"
 	xio_run "$r" "$cs" "$mtu" "$streams" "${fault:+.dropped}" "$ns" "$xs"
 }
 
