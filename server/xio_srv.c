@@ -69,6 +69,7 @@ static struct xio_srv_worker *worker_new(struct xio_srv *s, unsigned id)
 	w->payload4 = xio_mtu_payload(s->cfg->mtu, false);
 	w->payload6 = xio_mtu_payload(s->cfg->mtu, true);
 	w->burst = s->cfg->burst;
+	w->flow_ns_per_byte = s->cfg->flow_rate_gbit > 0 ? 8.0 / s->cfg->flow_rate_gbit : 0;
 	open_sock(s, &w->sock, id, s->cfg->threads > 1);
 	if (xio_srv_files_init(&w->files, s->cfg->rootfd, XIO_SRV_FILES_DEFAULT) < 0 ||
 	    xio_srv_train_init(&w->train, XIO_SRV_TRAIN_BYTES) < 0)
@@ -118,8 +119,11 @@ void xio_srv_announce(const struct xio_srv *s, FILE *out)
 		s->w[0]->payload4 / 4);
 	if (c->bind.ss_family == AF_INET6)
 		fprintf(out, ", %u over IPv6", s->w[0]->payload6 / 4);
-	fprintf(out, " | %u thread%s, bursts of %u datagrams, ", c->threads,
+	fprintf(out, " | %u thread%s, bursts of %u datagrams", c->threads,
 		c->threads > 1 ? "s" : "", c->burst);
+	if (c->flow_rate_gbit > 0)
+		fprintf(out, " at %g Gbit/s a client", c->flow_rate_gbit);
+	fprintf(out, ", ");
 	if (c->rate_gbit > 0)
 		fprintf(out, "paced at %g Gbit/s", c->rate_gbit);
 	else

@@ -42,6 +42,8 @@ static void usage(void)
 	       "                      %u here)\n"
 	       "  --burst N           most datagrams sent to one client back to back while\n"
 	       "                      other clients' answers wait, 1..%u (default %u)\n"
+	       "  --flow-rate GBIT    pace each client's bursts to GBIT Gbit/s of UDP payload\n"
+	       "                      (default 0: bursts back to back)\n"
 	       "  --stats-json FILE   write the counters as JSON at exit\n"
 	       "  --stats-interval S  print a counters line every S seconds (default 0: none)\n"
 	       "  --duration S        stop after S seconds (default 0: at SIGINT/SIGTERM)\n"
@@ -156,7 +158,8 @@ static void check_stats_json(const char *path)
 void xio_srv_config_parse(int argc, char **argv, struct xio_srv_config *c)
 {
 	enum { O_ROOT = 256, O_BIND, O_PORT, O_ALLOW, O_MTU, O_RATE, O_THREADS, O_STATS_JSON,
-	       O_STATS_INTERVAL, O_DURATION, O_IDLE_EXIT, O_HELP, O_VERSION, O_BURST };
+	       O_STATS_INTERVAL, O_DURATION, O_IDLE_EXIT, O_HELP, O_VERSION, O_BURST,
+	       O_FLOW_RATE };
 	static const struct option longopts[] = {
 		{ "root", required_argument, NULL, O_ROOT },
 		{ "bind", required_argument, NULL, O_BIND },
@@ -166,6 +169,7 @@ void xio_srv_config_parse(int argc, char **argv, struct xio_srv_config *c)
 		{ "rate", required_argument, NULL, O_RATE },
 		{ "threads", required_argument, NULL, O_THREADS },
 		{ "burst", required_argument, NULL, O_BURST },
+		{ "flow-rate", required_argument, NULL, O_FLOW_RATE },
 		{ "stats-json", required_argument, NULL, O_STATS_JSON },
 		{ "stats-interval", required_argument, NULL, O_STATS_INTERVAL },
 		{ "duration", required_argument, NULL, O_DURATION },
@@ -195,6 +199,7 @@ void xio_srv_config_parse(int argc, char **argv, struct xio_srv_config *c)
 		case O_BURST:
 			c->burst = (unsigned)xio_cli_num("burst", optarg, 1, XIO_SRV_BURST_MAX);
 			break;
+		case O_FLOW_RATE: c->flow_rate_gbit = xio_cli_real("flow-rate", optarg, 0, 1000); break;
 		case O_STATS_JSON: c->stats_json = optarg; break;
 		case O_STATS_INTERVAL:
 			c->stats_interval = xio_cli_real("stats-interval", optarg, 0, 86400);

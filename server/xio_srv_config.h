@@ -29,6 +29,7 @@ struct xio_srv_config {
 	struct xio_srv_allow allow;
 	uint32_t mtu;
 	double rate_gbit;   /* 0: not paced */
+	double flow_rate_gbit; /* --flow-rate: per client, 0: not paced */
 	unsigned threads;
 	unsigned burst;     /* most datagrams to one client back to back */
 	const char *stats_json; /* NULL: none */

@@ -46,8 +46,8 @@ static bool same_client(const struct xio_srv_dest *a, const struct xio_srv_dest 
 }
 
 /* One turn of answer k: at most quota datagrams; a file that cannot be read
- * ends it with ERROR_REPLY io. */
-static void send_turn(struct xio_srv_worker *w, struct xio_srv_out *o, unsigned quota)
+ * ends it with ERROR_REPLY io. Returns the UDP payload bytes sent. */
+static uint64_t send_turn(struct xio_srv_worker *w, struct xio_srv_out *o, unsigned quota)
 {
 	struct xio_srv_batch b;
 	int n = xio_srv_train_fill_n(&w->train, &o->read, o->seq, quota, &b);
@@ -56,7 +56,7 @@ static void send_turn(struct xio_srv_worker *w, struct xio_srv_out *o, unsigned 
 		queue_reply(w, xio_srv_io_error(&o->read, errno, w->reply[w->nreply]), &o->dest,
 			    XIO_SRV_ANS_ERROR, XIO_E_IO);
 		o->done = true;
-		return;
+		return 0;
 	}
 	if (n > 0) {
 		XIO_SRV_ADD(w->counters.file_bytes, b.file_bytes);
@@ -69,16 +69,31 @@ static void send_turn(struct xio_srv_worker *w, struct xio_srv_out *o, unsigned 
 							? XIO_SRV_ANS_DATA : XIO_SRV_ANS_READ], 1);
 		o->done = true;
 	}
+	return n > 0 ? b.file_bytes + (uint64_t)n * XIO_HDR_LEN : 0;
+}
+
+static void sleep_until(uint64_t t_ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(t_ns / 1000000000u),
+			       .tv_nsec = (long)(t_ns % 1000000000u) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
 }
 
 void xio_srv_worker_send_reads(struct xio_srv_worker *w)
 {
+	bool paced = w->flow_ns_per_byte > 0;
+
 	while (w->nout > 0) {
+		uint64_t now = paced ? xio_srv_now_ns() : 0, next = UINT64_MAX;
 		unsigned keep = 0;
+		bool sent = false;
 
 		for (unsigned k = 0; k < w->nout; k++) {
 			struct xio_srv_out *o = &w->out[k];
 			unsigned quota = w->burst;
+			uint64_t bytes;
 
 			/* the client's share of this turn, less what its earlier
 			 * answers took */
@@ -86,13 +101,29 @@ void xio_srv_worker_send_reads(struct xio_srv_worker *w)
 				if (same_client(&w->out[j].dest, &o->dest))
 					quota -= w->out[j].sent < quota ? w->out[j].sent : quota;
 			o->sent = 0;
-			if (quota > 0)
-				send_turn(w, o, quota);
+			if (quota == 0)
+				continue;
+			if (o->due_ns > now) { /* paced: not yet */
+				next = o->due_ns < next ? o->due_ns : next;
+				continue;
+			}
+			bytes = send_turn(w, o, quota);
+			sent = sent || o->sent > 0;
+			if (!paced || bytes == 0)
+				continue;
+			/* the client's next burst, whichever of its answers it is */
+			o->due_ns = (o->due_ns > now ? o->due_ns : now) +
+				    (uint64_t)((double)bytes * w->flow_ns_per_byte);
+			for (unsigned j = k + 1; j < w->nout; j++)
+				if (same_client(&w->out[j].dest, &o->dest))
+					w->out[j].due_ns = o->due_ns;
 		}
 		for (unsigned k = 0; k < w->nout; k++)
 			if (!w->out[k].done)
 				w->out[keep++] = w->out[k];
 		w->nout = keep;
+		if (!sent && keep > 0 && next != UINT64_MAX)
+			sleep_until(next);
 	}
 	flush_replies(w);
 }

@@ -7,7 +7,10 @@
  * --burst datagrams (one preadv and one sendmmsg of GSO trains per answer),
  * a client's answers one after the other, different clients' interleaved, so
  * that no client's answer is one unbounded burst and none waits behind
- * another's whole answer. The READ answers of a batch are always finished;
+ * another's whole answer. With --flow-rate, a client's next burst starts no
+ * sooner than its last one's bytes take at that rate (one clock read per
+ * turn; the worker sleeps only when no client is due). The READ answers of
+ * a batch are always finished;
  * requests of the batch not read yet when the flag is seen are left
  * unanswered.
  */
@@ -31,6 +34,7 @@ struct xio_srv_out {
 	struct xio_srv_dest dest;
 	uint64_t seq;  /* the next datagram to send */
 	unsigned sent; /* datagrams sent in the current turn */
+	uint64_t due_ns; /* --flow-rate: when the client's next burst may start */
 	bool done;
 };
 
@@ -43,6 +47,7 @@ struct xio_srv_worker {
 	const int *stop;
 	uint32_t payload4, payload6; /* payload bytes per datagram per family */
 	unsigned burst; /* most datagrams to one client per turn */
+	double flow_ns_per_byte; /* --flow-rate, 0: bursts back to back */
 	struct xio_srv_sock sock;
 	struct xio_srv_files files;
 	struct xio_srv_train train;
