@@ -145,6 +145,21 @@ XIO_API int xio_stat(struct xio_client *c, const char *path, struct xio_stat *st
 XIO_API int xio_read(struct xio_client *c, const char *path, uint64_t first, uint64_t count,
 		     uint16_t *dst, struct xio_error *err);
 
+/* A range of tokens: [first, first + count). */
+struct xio_span {
+	uint64_t first;
+	uint64_t count;
+};
+
+/* Random access: the tokens of n spans of path in one call, span i's right
+ * after span i-1's in dst (dst holds the sum of the counts; spans may
+ * overlap, repeat, or be in any order). The spans' chunks are pipelined
+ * through the window as one read's are, with the same loss recovery and
+ * overflow rules as xio_read; every span must lie inside the file
+ * (XIO_ERANGE otherwise). */
+XIO_API int xio_readv(struct xio_client *c, const char *path, const struct xio_span *spans,
+		      size_t n, uint16_t *dst, struct xio_error *err);
+
 /* RAW read: bytes [first, first + count) of any regular file into dst. */
 XIO_API int xio_read_bytes(struct xio_client *c, const char *path, uint64_t first,
 			   uint64_t count, void *dst, struct xio_error *err);

@@ -149,7 +149,8 @@ struct xio_req {
  * behind others is not late. */
 struct xio_slot {
 	uint64_t chunk_seq; /* 0 = free */
-	uint64_t start;     /* first unit (token or byte) of the chunk */
+	uint64_t start;     /* first unit (token or byte) of the chunk in the file */
+	uint64_t dst;       /* where that unit goes: its index in the caller's memory */
 	uint64_t last_ns;
 	uint64_t order;     /* when its latest request went out, in request order */
 	bool waiting;       /* nothing received since then */
@@ -187,6 +188,11 @@ XIO_HIDDEN void xio_engine_stats(const struct xio_engine *e, struct xio_stats *s
  * bytes when raw (xio_read.c). */
 XIO_HIDDEN int xio_engine_read(struct xio_engine *e, const char *path, uint64_t first,
 			       uint64_t count, uint8_t *dst, bool raw, struct xio_error *err);
+/* Reads the units of n spans of path into dst, each span's right after the
+ * previous one's (xio_read.c). */
+XIO_HIDDEN int xio_engine_readv(struct xio_engine *e, const char *path,
+				const struct xio_span *spans, size_t n, uint8_t *dst, bool raw,
+				struct xio_error *err);
 /* STAT_REQUEST with retries (xio_stat.c). */
 XIO_HIDDEN int xio_engine_stat(struct xio_engine *e, const char *path, struct xio_stat *st,
 			       struct xio_error *err);

@@ -522,6 +522,64 @@ static void test_stat_and_raw(void)
 	xio_close(c);
 }
 
+/* xio_readv: random spans (some overlapping, some of 1 token, some
+ * crossing chunk boundaries) in one call, each span's tokens right after
+ * the previous span's; a span past the end of the file is XIO_ERANGE,
+ * whether the server cuts the answer short or refuses it. */
+static void test_readv(void)
+{
+	enum { NSPAN = 40 };
+	static uint16_t out[NSPAN * NTOK];
+	struct xio_client *c = client(PORT, 4, 500, 3, true, false);
+	struct xio_span sp[NSPAN];
+	struct xio_error err;
+	struct xio_stats st;
+	uint64_t total = 0, at = 0, rng = 12345;
+	int rc;
+
+	for (int i = 0; i < NSPAN; i++) {
+		rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+		sp[i].first = (rng >> 33) % NTOK;
+		sp[i].count = i % 5 == 0 ? 1 : 1 + (rng >> 13) % (NTOK - sp[i].first);
+		total += sp[i].count;
+	}
+	total += sp[3].count - sp[7].count;
+	sp[7] = sp[3]; /* the same span twice */
+	memset(out, 0, sizeof(out));
+	start(M_NORMAL, NTOK);
+	rc = xio_readv(c, "f", sp, NSPAN, out, &err);
+	XIO_CHECK(rc == 0, "readv: %s", err.msg);
+	for (int i = 0; i < NSPAN; i++) {
+		if (!tokens_match(out + at, sp[i].first, sp[i].count))
+			XIO_CHECK(0, "span %d (%llu + %llu) at %llu", i, (unsigned long long)sp[i].first,
+				  (unsigned long long)sp[i].count, (unsigned long long)at);
+		at += sp[i].count;
+	}
+	xio_client_stats(c, &st);
+	XIO_CHECK(st.tokens == total && st.re_requests == 0, "tokens %llu of %llu, re_requests %llu",
+		  (unsigned long long)st.tokens, (unsigned long long)total,
+		  (unsigned long long)st.re_requests);
+	check_accounting(&st);
+
+	/* past the end: the server's answer ends early (LAST), or it refuses */
+	sp[0] = (struct xio_span){ 10, 5 };
+	sp[1] = (struct xio_span){ 2990, 20 };
+	rc = xio_readv(c, "f", sp, 2, out, &err);
+	XIO_CHECK(rc == -XIO_ERANGE && strstr(err.msg, "the file ends at token 3000"), "%d %s", rc,
+		  err.msg);
+	sp[1] = (struct xio_span){ 3500, 1 };
+	rc = xio_readv(c, "f", sp, 2, out, &err);
+	XIO_CHECK(rc == -XIO_ERANGE && strstr(err.msg, "range"), "%d %s", rc, err.msg);
+	sp[1] = (struct xio_span){ 0, 0 };
+	XIO_CHECK(xio_readv(c, "f", sp, 2, out, &err) == 0 && tokens_match(out, 10, 5),
+		  "a span of 0 tokens is skipped: %s", err.msg);
+	sp[0] = (struct xio_span){ UINT64_MAX, 2 };
+	XIO_CHECK(xio_readv(c, "f", sp, 1, out, &err) == -XIO_EARG, "an overflowing span");
+	XIO_CHECK(xio_readv(c, "f", sp, 0, out, &err) == -XIO_EARG, "no spans");
+	stop_server();
+	xio_close(c);
+}
+
 static void test_stream_shard(void)
 {
 	struct xio_client *c = client(PORT, 2, 500, 3, false, false);
@@ -630,6 +688,7 @@ static const struct xio_unit_test tests[] = {
 	XIO_UNIT_TEST(test_file_shorter),
 	XIO_UNIT_TEST(test_dead_server),
 	XIO_UNIT_TEST(test_stat_and_raw),
+	XIO_UNIT_TEST(test_readv),
 	XIO_UNIT_TEST(test_stream_shard),
 	XIO_UNIT_TEST(test_stream_ring),
 	XIO_UNIT_TEST(test_stream_close_while_waiting),

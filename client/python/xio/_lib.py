@@ -66,6 +66,7 @@ def _declare(lib):
         "xio_close": (None, [vp]),
         "xio_stat": (ctypes.c_int, [vp, ctypes.c_char_p, p(Stat), p(Error)]),
         "xio_read": (ctypes.c_int, [vp, ctypes.c_char_p, c_u64, c_u64, vp, p(Error)]),
+        "xio_readv": (ctypes.c_int, [vp, ctypes.c_char_p, vp, ctypes.c_size_t, vp, p(Error)]),
         "xio_read_bytes": (ctypes.c_int, [vp, ctypes.c_char_p, c_u64, c_u64, vp, p(Error)]),
         "xio_client_stats": (None, [vp, p(Stats)]),
         "xio_shard": (ctypes.c_int, [c_u64, c_u64, c_u32, c_u32, p(c_u64), p(c_u64)]),
