@@ -79,6 +79,8 @@ struct xio_opts {
 	uint32_t rcvbuf;       /* socket receive buffer in bytes (32 MiB) */
 	uint32_t crc;          /* 1: ask for HAS_CRC and require it (0) */
 	uint32_t saturate;     /* 1: clamp tokens outside 0..65535; 0: fail (0) */
+	uint32_t gro;          /* 1: receive with UDP_GRO, trains of datagrams in one
+				  buffer (1) */
 };
 
 XIO_API void xio_opts_init(struct xio_opts *o);
@@ -110,6 +112,11 @@ struct xio_stats {
 	uint64_t rttvar_us;      /* its variation */
 	uint64_t rto_us;         /* the timeout now */
 	uint64_t rcvbuf;         /* socket receive buffer granted by the kernel */
+	uint64_t recv_calls;     /* recvmmsg calls that returned buffers */
+	uint64_t rx_buffers;     /* buffers they returned: datagrams / rx_buffers is
+				    what UDP GRO coalesced, rx_buffers / recv_calls
+				    the batching */
+	uint64_t gro;            /* 1: UDP_GRO is on */
 };
 
 struct xio_client;

@@ -428,24 +428,31 @@ static void report_progress(struct job *j)
 static bool receive(struct job *j)
 {
 	struct xio_engine *e = j->e;
-	uint32_t len[XIO_RX_BATCH];
+	struct xio_rx rx[XIO_RX_BATCH];
 
 	for (int round = 0; round < RX_BATCHES_PER_WAKE && j->rc == 0; round++) {
-		int n = xio_conn_recv(&e->conn, len, &e->st.refused, j->err);
+		int n = xio_conn_recv(&e->conn, rx, &e->st.refused, j->err);
 
 		if (n < 0) {
 			fail_job(j, n);
 			return true;
 		}
 		for (int i = 0; i < n; i++) {
-			if (j->rc == 0) {
-				/* the time of each one: placing may stall on page faults */
-				on_datagram(j, xio_conn_rx(&e->conn, i), len[i], xio_now_ns());
-				continue;
+			const uint8_t *b = xio_conn_rx(&e->conn, i);
+			/* the time of each buffer: placing may stall on page faults */
+			uint64_t now = xio_now_ns();
+
+			for (uint32_t k = 0, off; k < xio_gro_count(rx[i].len, rx[i].gso); k++) {
+				uint32_t len = xio_gro_segment(rx[i].len, rx[i].gso, k, &off);
+
+				if (j->rc == 0) {
+					on_datagram(j, b + off, len, now);
+					continue;
+				}
+				e->st.datagrams++; /* received after the read failed */
+				e->st.bytes_received += len;
+				e->st.ignored++;
 			}
-			e->st.datagrams++; /* received after the read failed */
-			e->st.bytes_received += len[i];
-			e->st.ignored++;
 		}
 		if (n < XIO_RX_BATCH)
 			return true;
@@ -491,7 +498,7 @@ int xio_engine_readv(struct xio_engine *e, const char *path, const struct xio_sp
 		report_progress(&j);
 		if (j.rc || j.active == 0 || deadline == UINT64_MAX)
 			continue; /* done, failed, or more waiting to be read */
-		rc = xio_conn_wait(&e->conn, deadline, err);
+		rc = xio_conn_wait(&e->conn, e->wake_fd, deadline, err);
 		if (rc < 0)
 			fail_job(&j, rc);
 	}
