@@ -79,6 +79,11 @@ struct xio_opts {
 	uint32_t rcvbuf;       /* socket receive buffer in bytes (32 MiB) */
 	uint32_t crc;          /* 1: ask for HAS_CRC and require it (0) */
 	uint32_t saturate;     /* 1: clamp tokens outside 0..65535; 0: fail (0) */
+	uint32_t gro;          /* 1: receive with UDP_GRO, trains of datagrams in one
+				  buffer (1) */
+	uint32_t flows;        /* UDP sockets (source ports) and threads one read
+				  uses, 1..64; `window` is per flow (the CPUs this
+				  process may run on, at most 4) */
 };
 
 XIO_API void xio_opts_init(struct xio_opts *o);
@@ -110,6 +115,12 @@ struct xio_stats {
 	uint64_t rttvar_us;      /* its variation */
 	uint64_t rto_us;         /* the timeout now */
 	uint64_t rcvbuf;         /* socket receive buffer granted by the kernel */
+	uint64_t recv_calls;     /* recvmmsg calls that returned buffers */
+	uint64_t rx_buffers;     /* buffers they returned: datagrams / rx_buffers is
+				    what UDP GRO coalesced, rx_buffers / recv_calls
+				    the batching */
+	uint64_t gro;            /* 1: UDP_GRO is on */
+	uint64_t flows;          /* flows these counters cover (1 for one flow's) */
 };
 
 struct xio_client;
@@ -145,12 +156,33 @@ XIO_API int xio_stat(struct xio_client *c, const char *path, struct xio_stat *st
 XIO_API int xio_read(struct xio_client *c, const char *path, uint64_t first, uint64_t count,
 		     uint16_t *dst, struct xio_error *err);
 
+/* A range of tokens: [first, first + count). */
+struct xio_span {
+	uint64_t first;
+	uint64_t count;
+};
+
+/* Random access: the tokens of n spans of path in one call, span i's right
+ * after span i-1's in dst (dst holds the sum of the counts; spans may
+ * overlap, repeat, or be in any order). The spans' chunks are pipelined
+ * through the window as one read's are, with the same loss recovery and
+ * overflow rules as xio_read; every span must lie inside the file
+ * (XIO_ERANGE otherwise). */
+XIO_API int xio_readv(struct xio_client *c, const char *path, const struct xio_span *spans,
+		      size_t n, uint16_t *dst, struct xio_error *err);
+
 /* RAW read: bytes [first, first + count) of any regular file into dst. */
 XIO_API int xio_read_bytes(struct xio_client *c, const char *path, uint64_t first,
 			   uint64_t count, void *dst, struct xio_error *err);
 
-/* A copy of the client's counters. */
+/* A copy of the client's counters: those of its flows added up (srtt_us,
+ * rttvar_us, rto_us: the largest flow's; rcvbuf: one socket's). */
 XIO_API void xio_client_stats(struct xio_client *c, struct xio_stats *st);
+
+/* The client's flows (opts.flows), and flow i's own counters. */
+XIO_API uint32_t xio_client_flows(struct xio_client *c);
+XIO_API int xio_client_flow_stats(struct xio_client *c, uint32_t i, struct xio_stats *st,
+				  struct xio_error *err);
 
 /* Sharding: rank of world readers reads the rank-th contiguous part of
  * [first, first + count): parts differ by at most one token and, in rank
