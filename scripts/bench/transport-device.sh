@@ -14,7 +14,9 @@
 #            the host each on cores of their own (taskset; every veth NAPI
 #            threaded, its kthread pinned with its end), MTU 1500 and 9000,
 #            DEV_LIVE_MIB (512) MiB read; busy time from the host cores'
-#            /proc/stat lines.
+#            /proc/stat lines. live-frR: xio-fetch again against a second
+#            server with --flow-rate R (DEV_FLOW_RATES, default "2 5" Gbit/s
+#            a client), next to the same round's TCP read.
 # Goals (docs/perf.md): loopback xio / TCP >= 1.0; live host tokens/s >= 1.5
 # of TCP, host busy time per token <= 0.6 of TCP's, re-requests <= 0.1 % of
 # the datagrams.
@@ -33,6 +35,7 @@ exec > >(tee "$OUT/device.log") 2>&1
 ROUNDS=${DEV_ROUNDS:-3}
 MIB=${DEV_MIB:-1024}
 LIVE_MIB=${DEV_LIVE_MIB:-512}
+FLOW_RATES=${DEV_FLOW_RATES-2 5}
 BUDGET=${DEV_BUDGET_S:-480}
 START=$SECONDS
 . scripts/bench/lib.sh
@@ -153,6 +156,14 @@ live_phase() {
 	live_bg "$STO" "$LOGS/live$mtu-tcp.log" taskset -c "$SRV_CPUS" "$TCPS" --root "$work/root" \
 		--bind "$STO_IP" --port 7911
 	ts=$LIVE_PID
+	local fr port=7912 paced=()
+	for fr in $FLOW_RATES; do
+		live_bg "$STO" "$LOGS/live$mtu-fr$fr-server.log" taskset -c "$SRV_CPUS" "$SERVER" \
+			--root "$work/root" --bind "$STO_IP" --port $port --allow "$HST_IP" --mtu "$mtu" \
+			--flow-rate "$fr"
+		paced+=("$LIVE_PID")
+		port=$((port + 1))
+	done
 	live_udp_listening "$STO" 7910 || die "xio-server did not start: $(cat "$LOGS/live$mtu-server.log")"
 	live_bg "$DPU" "$LOGS/live$mtu-dpu.log" taskset -c "$DPU_CPUS" "$PIPE" --driver xdp \
 		--xdp-mode kernel --iface xd0 --egress xd1 --bidirectional --stats-json "$LOGS/live$mtu-dpu.json"
@@ -165,11 +176,17 @@ live_phase() {
 		over && break
 		tcp_run "$r" live "$mtu" 1 "" "$HST" "$STO_IP:7911"
 		xio_run "$r" live "$mtu" 1 "" "$HST" "$STO_IP"
+		port=7912
+		for fr in $FLOW_RATES; do
+			xio_run "$r" "live-fr$fr" "$mtu" 1 "" "$HST" "$STO_IP:$port"
+			port=$((port + 1))
+		done
 	done
 	PIN='' BUSY_CPUS=''
 	live_stop "$dpu" INT || log "device: xio-pipeline exited $?"
 	live_stop "$xs" INT || true
 	live_stop "$ts" INT || true
+	for fr in "${paced[@]}"; do live_stop "$fr" INT || true; done
 	live_notes+=("server_live$mtu=$(jq -c '{datagrams, send_errors, send_retries, threads}' "$LOGS/live$mtu-server.json" 2>/dev/null)")
 	live_notes+=("dpu_live$mtu=$(jq -c '{narrowed_packets, dropped_packets, afxdp_lost}' "$LOGS/live$mtu-dpu.json" 2>/dev/null)")
 }

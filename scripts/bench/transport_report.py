@@ -11,6 +11,7 @@
 # section into docs/perf.md in place and leaves every other section as it is.
 import argparse
 import csv
+import json
 import os
 import statistics
 
@@ -62,40 +63,46 @@ def _verdict(rs, goal, le=False):
 def _why(key, rows, notes):
     """A short account of where a figure stands, from the run's own counters."""
     dg = _runs(rows, "loop1", "xio", "datagrams")
-    per_mib = ""
-    if dg:
-        per_mib = " (%s datagrams per fetch)" % _med(dg)
     rr = _runs(rows, "loss", "xio", "re_requests")
     lost = _runs(rows, "loss", "xio", "lost")
     tlost = _runs(rows, "loss", "tcp", "lost")
+    afxdp = ""
+    try:
+        n = json.loads(notes.get("dpu_live9000", "{}")).get("afxdp_lost", 0)
+        if n:
+            afxdp = (" xio-pipeline's XDP kernel mode hands jumbo (multi-buffer) frames to its "
+                     "AF_XDP worker, which lost %d of them in this phase: the client asked "
+                     "again." % n)
+    except ValueError:
+        pass
     return {
-        "loop1": "TCP moves the file as 64 KB segments, sendfile on the server and one copy "
-                 "into the reader; xio sends 1472-byte datagrams at the default MTU 1500%s, "
-                 "each its own socket buffer and header, and the client receives and places "
-                 "them one by one: the per-datagram cost on both ends sets the rate, on two "
-                 "cores shared by server and client." % per_mib,
-        "loop2": "Two streams on two cores: the server's two workers and the readers share "
-                 "the same two cores, so a second stream adds contention more than capacity "
-                 "for either side.%s" % ("" if notes.get("flows") == "yes" else
-                                        " xio-fetch had no --flows in this build: two "
-                                        "processes, --rank 0 and 1 of --world 2."),
-        "live1500": "Both cross three veth hops and the XDP program; xio's replies are "
-                    "narrowed on the DPU (half the bytes reach the host), TCP's frames pass "
-                    "unchanged and the host narrows them. The server, the DPU's softirq "
-                    "work and the client share two cores, so the DPU's per-frame work is "
-                    "taken from the ends.",
-        "live9000": "Jumbo frames: a sixth of the datagrams for the same bytes (2232 tokens "
-                    "each), so xio's per-datagram costs shrink; TCP's per-segment costs "
-                    "shrink too.",
-        "loss": "%s datagrams lost per xio fetch (median), %s TCP segments: TCP repairs a "
-                "loss within a round trip (fast retransmit, SACK), xio-fetch in this build "
-                "waits for a timeout and asks for the chunk again (%s re-requests per "
-                "fetch)." % (_med(lost), _med(tlost), _med(rr)),
-        "cpu": "The reader's own CPU (wait4: user + system of its threads). xio-fetch pays "
-               "a receive system call path and a header check per datagram; the TCP "
-               "reader pays copies of 64 KB segments and a vectorised narrowing pass.",
-        "busy": "The whole machine's busy time over the run (/proc/stat), which also "
-                "counts the server, the DPU and the softirq work charged to no process.",
+        "loop1": "TCP moves the file with sendfile (no copy on the server) in 64 KB segments "
+                 "and one copy into the reader. xio's server copies each payload twice "
+                 "(preadv into its train buffer, the kernel into the GSO segments) and sends "
+                 "1472-byte datagrams at the default MTU 1500 (%s a fetch), each with its own "
+                 "header and UDP checksum; the client splits GRO buffers, checks every header "
+                 "and places each payload. Server and client share the two cores."
+                 % _med(dg),
+        "loop2": "Two streams on two cores: the server's workers and the reader's flows share "
+                 "the same two cores, so a second stream adds contention more than capacity."
+                 + ("" if notes.get("flows") == "yes" else
+                    " xio-fetch had no --flows in this build: two processes, --rank 0 and 1 "
+                    "of --world 2."),
+        "live1500": "Both cross three veths and the XDP program; xio's replies are narrowed "
+                    "on the DPU (half the bytes reach the host), TCP's frames pass unchanged "
+                    "and the host narrows them. The server, the DPU's softirq work and the "
+                    "reader share two cores: the DPU's per-frame work is taken from the ends.",
+        "live9000": "A sixth of the datagrams for the same bytes (2232 tokens each), so xio's "
+                    "per-datagram costs shrink; TCP's per-segment costs shrink too." + afxdp,
+        "loss": "%s datagrams lost per xio fetch and %s TCP segments (medians); xio-fetch "
+                "asked again %s times a fetch, each after a gap or a timeout (docs/client.md), "
+                "while TCP repairs within a round trip (SACK) and keeps its window moving."
+                % (_med(lost), _med(tlost), _med(rr)),
+        "cpu": "The reader's own CPU (wait4: user + system of all its threads). xio-fetch's "
+               "goes to receiving datagrams (a GRO split, a header check and a placement "
+               "each); the TCP reader's to one copy per byte and the narrowing pass.",
+        "busy": "The whole machine's busy time over the run (/proc/stat): the server, the DPU "
+                "and the softirq work charged to no process as well.",
     }[key]
 
 
@@ -183,22 +190,31 @@ def h100_table(out):
         out.append("|---|---:|---:|---:|---:|---:|---:|")
         cases = []
         for r in rows:
-            if (r["case"], r["mtu"]) not in cases:
-                cases.append((r["case"], r["mtu"]))
+            if (r["case"], r["mtu"]) not in cases and r["case"] != "live" or r["tool"] == "xio":
+                if (r["case"], r["mtu"]) not in cases:
+                    cases.append((r["case"], r["mtu"]))
         for case, mtu in cases:
             sub = [r for r in rows if r["mtu"] == mtu]
-            tcp = _runs(sub, case, "tcp", "tokens_per_s")
+            base = "live" if case.startswith("live") else case  # live-frN: live's TCP
+            tcp = _runs(sub, base, "tcp", "tokens_per_s")
             xio = _runs(sub, case, "xio", "tokens_per_s")
             live = case.startswith("live")
             rs = _ratios(xio, tcp)
             busy = _ratios(_runs(sub, case, "xio", "busy_ns_per_token"),
-                           _runs(sub, case, "tcp", "busy_ns_per_token")) if live else []
+                           _runs(sub, base, "tcp", "busy_ns_per_token")) if live else []
             rr = [float(r["re_requests"]) / float(r["datagrams"]) * 100 for r in sub
-                  if r["case"] == case and r["tool"] == "xio" and float(r["datagrams"] or 0)]
+                  if r["case"] == case and r["tool"].startswith("xio") and float(r["datagrams"] or 0)]
             goal = 1.5 if live else 1.0
-            out.append("| %s%s | %s | %s | %s %s | >= %.1f | %s %s | %s |" % (
-                case, " MTU %s" % mtu if live else "", _med(tcp, 4e-9, "%.2f"),
-                _med(xio, 4e-9, "%.2f"), _fmt(rs), _verdict(rs, goal), goal,
+            if live:
+                label = "live path, MTU %s%s, host tokens/s" % (
+                    mtu, ", server `--flow-rate %s`" % case[7:] if case.startswith("live-fr") else "")
+            elif case == "loopdef":
+                label = "loopback, xio-fetch's default flows / 1 TCP stream"
+            else:
+                n = case[4:]
+                label = "loopback, %s stream%s / `--flows %s`" % (n, "" if n == "1" else "s", n)
+            out.append("| %s | %s | %s | %s %s | >= %.1f | %s %s | %s |" % (
+                label, _med(tcp, 4e-9, "%.2f"), _med(xio, 4e-9, "%.2f"), _fmt(rs), _verdict(rs, goal), goal,
                 _fmt(busy) if live else "", _verdict(busy, 0.6, True) if live else "",
                 ("%.3f %%" % statistics.median(rr)) if rr else ""))
         out.append("")
