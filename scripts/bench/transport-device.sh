@@ -86,13 +86,7 @@ finish() {
 trap finish EXIT
 
 mkdir -p "$work/root"
-python3 - "$work/root/tokens.bin" "$work/ref.u16" $((MIB * 1024 * 1024 / 4)) <<'PY'
-import sys
-import numpy as np
-t = np.random.default_rng(7910).integers(0, 65536, size=int(sys.argv[3]), dtype=np.int32)
-t.tofile(sys.argv[1])
-t.astype("<u2").tofile(sys.argv[2])
-PY
+make_tokens "$work/root/tokens.bin" "$work/ref.u16" $((MIB * 1024 * 1024 / 4))
 echo "$TRANSPORT_HEADER" >"$CSV"
 ncpu=$(nproc)
 over() { [ $((SECONDS - START)) -ge "$BUDGET" ]; }

@@ -65,13 +65,7 @@ finish() {
 trap finish EXIT
 
 mkdir -p "$work/root"
-/usr/bin/python3 - "$work/root/tokens.bin" "$work/ref.u16" $((MIB * 1024 * 1024 / 4)) <<'PY'
-import sys
-import numpy as np
-t = np.random.default_rng(7910).integers(0, 65536, size=int(sys.argv[3]), dtype=np.int32)
-t.astype("<i4").tofile(sys.argv[1])
-t.astype("<u2").tofile(sys.argv[2])
-PY
+PATH=/usr/bin:$PATH make_tokens "$work/root/tokens.bin" "$work/ref.u16" $((MIB * 1024 * 1024 / 4))
 TOKENS=$((MIB * 1024 * 1024 / 4))
 READ_TOKENS=$TOKENS
 log "transport: $MIB MiB INT32 file ($TOKENS tokens), $ROUNDS rounds, cases: $CASES; xio-fetch --flows: $FLOWS"

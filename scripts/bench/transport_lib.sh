@@ -94,3 +94,16 @@ xio_run() {
 		measure "$r" "$cs" "$mtu" xio-ranks "$streams" "$fault" "$ns" sh -c "$sh"
 	fi
 }
+
+# make_tokens FILE REF TOKENS: TOKENS random INT32 tokens in 0..65535 (seeded)
+# into FILE and their UINT16 narrowing, the reference, into REF (numpy: the
+# python3 on PATH must have it).
+make_tokens() {
+	python3 - "$@" <<'PY'
+import sys
+import numpy as np
+t = np.random.default_rng(7910).integers(0, 65536, size=int(sys.argv[3]), dtype=np.int32)
+t.astype("<i4").tofile(sys.argv[1])
+t.astype("<u2").tofile(sys.argv[2])
+PY
+}

@@ -14,7 +14,10 @@
 #ifndef XIO_TCP_H
 #define XIO_TCP_H
 
+#include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #define XIO_TCP_MAGIC     0x50435458u /* "XTCP" read as little-endian */
 #define XIO_TCP_PORT      7911
@@ -37,5 +40,24 @@ struct xio_tcp_ans {
 
 _Static_assert(sizeof(struct xio_tcp_req) == XIO_TCP_REQ_LEN, "request header");
 _Static_assert(sizeof(struct xio_tcp_ans) == XIO_TCP_ANS_LEN, "answer header");
+
+/* Moves all len bytes over the connection fd (recv or send as `out`, the
+ * latter without SIGPIPE); 0, or -1 when it fails or ends first. */
+static inline int xio_tcp_full(int fd, void *buf, size_t len, int out)
+{
+	uint8_t *p = buf;
+
+	while (len > 0) {
+		ssize_t n = out ? send(fd, p, len, MSG_NOSIGNAL) : recv(fd, p, len, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
 
 #endif /* XIO_TCP_H */

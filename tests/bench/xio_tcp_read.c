@@ -96,23 +96,6 @@ static int dial(const struct opts *o)
 	return fd;
 }
 
-static int recv_full(int fd, void *buf, size_t len)
-{
-	uint8_t *p = buf;
-
-	while (len > 0) {
-		ssize_t n = recv(fd, p, len, 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Sends the request for bytes [off, off + len) of PATH, reads the answer's
  * header. Returns 0 or -1. */
 static int ask(int fd, const struct opts *o, uint64_t off, uint64_t len, struct xio_tcp_ans *a)
@@ -124,9 +107,9 @@ static int ask(int fd, const struct opts *o, uint64_t off, uint64_t len, struct 
 
 	memcpy(req, &q, sizeof(q));
 	memcpy(req + sizeof(q), o->path, plen);
-	if (send(fd, req, sizeof(q) + plen, MSG_NOSIGNAL) != (ssize_t)(sizeof(q) + plen))
+	if (xio_tcp_full(fd, req, sizeof(q) + plen, 1) < 0)
 		return -1;
-	return recv_full(fd, a, sizeof(*a));
+	return xio_tcp_full(fd, a, sizeof(*a), 0);
 }
 
 /* Narrows n tokens at src into dst; fails naming the first out of range. */

@@ -48,40 +48,6 @@ static void usage(void)
 	exit(0);
 }
 
-static int read_full(int fd, void *buf, size_t len)
-{
-	uint8_t *p = buf;
-
-	while (len > 0) {
-		ssize_t n = recv(fd, p, len, 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int write_full(int fd, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-
-	while (len > 0) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int open_beneath(const char *path)
 {
 	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC,
@@ -99,8 +65,8 @@ static int serve_one(int c)
 	struct stat st;
 	int fd;
 
-	if (read_full(c, &q, sizeof(q)) < 0 || q.magic != XIO_TCP_MAGIC || q.path_len == 0 ||
-	    q.path_len > XIO_TCP_PATH_MAX || read_full(c, path, q.path_len) < 0)
+	if (xio_tcp_full(c, &q, sizeof(q), 0) < 0 || q.magic != XIO_TCP_MAGIC || q.path_len == 0 ||
+	    q.path_len > XIO_TCP_PATH_MAX || xio_tcp_full(c, path, q.path_len, 0) < 0)
 		return -1;
 	path[q.path_len] = '\0';
 	fd = open_beneath(path);
@@ -111,7 +77,7 @@ static int serve_one(int c)
 		if (q.offset < size)
 			a.count = size - q.offset < q.length ? size - q.offset : q.length;
 	}
-	if (write_full(c, &a, sizeof(a)) < 0)
+	if (xio_tcp_full(c, &a, sizeof(a), 1) < 0)
 		goto fail;
 	for (off_t off = (off_t)q.offset; a.count > 0;) {
 		ssize_t n = sendfile(c, fd, &off, a.count > (1u << 30) ? (1u << 30) : a.count);
