@@ -26,7 +26,8 @@
 # ss, ethtool and jq come from .devtools/bin in any case. Writes
 # $OUT/transport-h100.csv (commit it as docs/perf-data/transport-h100.csv and
 # run scripts/bench/transport_report.py), $OUT/device.log and
-# $OUT/logs.tar.gz. Stops starting runs after DEV_BUDGET_S (480) seconds.
+# $OUT/logs.tar.gz. Stops starting runs after DEV_BUDGET_S (420) seconds, a
+# reader after DEV_RUN_TIMEOUT (60): the whole run stays under 9 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-build/bench/device}
@@ -36,7 +37,8 @@ ROUNDS=${DEV_ROUNDS:-3}
 MIB=${DEV_MIB:-1024}
 LIVE_MIB=${DEV_LIVE_MIB:-512}
 FLOW_RATES=${DEV_FLOW_RATES-2 5}
-BUDGET=${DEV_BUDGET_S:-480}
+BUDGET=${DEV_BUDGET_S:-420}
+RUN_TIMEOUT=${DEV_RUN_TIMEOUT:-60}
 START=$SECONDS
 . scripts/bench/lib.sh
 # shellcheck disable=SC2034 # read by tests/live/lib.sh
@@ -73,7 +75,10 @@ RUNNER=scripts/bench/transport_run.py
 CSV=$OUT/transport-h100.csv
 LOGS=$(mktemp -d /tmp/xtd-logs.XXXXXX)
 
-work=$(mktemp -d /dev/shm/xtd.XXXXXX)
+# the file and its reference in tmpfs where it has room, else on disk
+shm=/dev/shm
+[ "$(df -Pm /dev/shm 2>/dev/null | awk 'NR == 2 { print $4 }')" -gt $((MIB * 2)) ] 2>/dev/null || shm=/tmp
+work=$(mktemp -d $shm/xtd.XXXXXX)
 BG=()
 finish() {
 	local p

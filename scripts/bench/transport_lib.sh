@@ -12,6 +12,7 @@
 #   READ_TOKENS      tokens each reader reads (from token 0)
 #   BUSY_CPUS PIN    CPUs whose busy time counts (empty: all), and a CPU list
 #                    the reader is pinned to (taskset; empty: none)
+#   RUN_TIMEOUT      seconds a reader may run (300)
 #   fault_start, fault_stop FILTER   (only for runs that name a fault)
 # and sources scripts/bench/lib.sh (log, die) first.
 # shellcheck disable=SC2154 # work, CSV, LOGS...: the caller's
@@ -39,7 +40,7 @@ measure() {
 	[ -z "$PIN" ] || pre+=(taskset -c "$PIN")
 	[ -z "$fault" ] || fault_start
 	python3 "$RUNNER" --json "$work/run.json" ${BUSY_CPUS:+--cpus "$BUSY_CPUS"} -- \
-		"${pre[@]}" timeout 300 "$@" >"$LOGS/$name.out" 2>"$LOGS/$name.err" || rc=$?
+		"${pre[@]}" timeout "${RUN_TIMEOUT:-300}" "$@" >"$LOGS/$name.out" 2>"$LOGS/$name.err" || rc=$?
 	[ -z "$fault" ] || lost=$(fault_stop "$fault")
 	if [ "$rc" -eq 0 ]; then
 		if [ -f "$work/out.u16" ]; then
