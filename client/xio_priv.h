@@ -72,6 +72,11 @@ XIO_HIDDEN void xio_missing_reset(struct xio_missing *m, uint64_t *bits, uint64_
 XIO_HIDDEN uint64_t xio_missing_mark(struct xio_missing *m, uint64_t a, uint64_t b);
 /* The first missing run at or after from: 1 and [*a, *b), or 0. */
 XIO_HIDDEN int xio_missing_next(const struct xio_missing *m, uint64_t from, struct xio_range *r);
+/* The same within [from, end): the run cut at end; the bits past end are
+ * not looked at (a datagram's placement costs its own length, not the
+ * chunk's). */
+XIO_HIDDEN int xio_missing_next_in(const struct xio_missing *m, uint64_t from, uint64_t end,
+				   struct xio_range *r);
 /* The ranges to ask again, at most max (>= 1): the missing runs in order,
  * the last one stretched over all that is still missing after it. Returns
  * how many. */

@@ -320,8 +320,8 @@ static bool repair_gap(struct job *j, struct xio_slot *s, uint64_t a, uint64_t b
 	struct xio_range m;
 	bool any = false;
 
-	while (xio_missing_next(&s->miss, from, &m) && m.a < end) {
-		send_request(j, slot, s->start + m.a, s->start + (m.b < end ? m.b : end), GAP, now);
+	while (xio_missing_next_in(&s->miss, from, end, &m)) {
+		send_request(j, slot, s->start + m.a, s->start + m.b, GAP, now);
 		any = true;
 		from = m.b;
 	}
@@ -397,19 +397,18 @@ static void on_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_
 	}
 	track_gaps(j, r, s, h->first_token, n, now);
 	rel = h->first_token - s->start;
-	if (!xio_missing_next(&s->miss, rel, &m) || m.a >= rel + n) {
+	if (!xio_missing_next_in(&s->miss, rel, rel + n, &m)) {
 		e->st.duplicates++;
 		return;
 	}
 	do {
-		uint64_t end = m.b < rel + n ? m.b : rel + n;
-		int rc = place(j, s, payload, width, rel, m.a, end);
+		int rc = place(j, s, payload, width, rel, m.a, m.b);
 
 		if (rc < 0) {
 			fail_job(j, rc);
 			return;
 		}
-	} while (xio_missing_next(&s->miss, m.b, &m) && m.a < rel + n);
+	} while (xio_missing_next_in(&s->miss, m.b, rel + n, &m));
 	fresh = xio_missing_mark(&s->miss, rel, rel + n);
 	e->inflight -= fresh * j->width;
 	xio_cc_on_received(&e->cc, fresh * j->width, r->sent_ns);
