@@ -338,11 +338,13 @@ static void write_flow_stats(FILE *f, struct xio_client *c)
 		fprintf(f,
 			"%s{\"tokens\": %llu, \"bytes\": %llu, \"datagrams\": %llu, "
 			"\"requests\": %llu, \"re_requests\": %llu, \"timeouts\": %llu, "
-			"\"duplicates\": %llu, \"srtt_us\": %llu}",
+			"\"gap_re_requests\": %llu, \"duplicates\": %llu, \"srtt_us\": %llu, "
+			"\"cwnd\": %llu}",
 			i ? ", " : "", (unsigned long long)s.tokens, (unsigned long long)s.bytes,
 			(unsigned long long)s.datagrams, (unsigned long long)s.requests,
 			(unsigned long long)s.re_requests, (unsigned long long)s.timeouts,
-			(unsigned long long)s.duplicates, (unsigned long long)s.srtt_us);
+			(unsigned long long)s.gap_re_requests, (unsigned long long)s.duplicates,
+			(unsigned long long)s.srtt_us, (unsigned long long)s.cwnd);
 	}
 	fputc(']', f);
 }
@@ -395,9 +397,14 @@ static void write_stats(const struct fetch *x, const char *error)
 		(unsigned long long)s.rto_us, (unsigned long long)s.rcvbuf, o->xo.chunk_tokens,
 		o->xo.window, o->xo.timeout_ms, o->xo.retries, o->xo.crc ? "true" : "false",
 		o->xo.saturate ? "saturate" : "error", o->rank, o->world);
-	fprintf(f, ",\n \"recv_calls\": %llu, \"rx_buffers\": %llu, \"gro\": %s, \"flows\": %llu",
+	fprintf(f,
+		",\n \"recv_calls\": %llu, \"rx_buffers\": %llu, \"gro\": %s, \"flows\": %llu, "
+		"\"gap_re_requests\": %llu, \"timeout_re_requests\": %llu, \"cwnd\": %llu, "
+		"\"cwnd_reductions\": %llu",
 		(unsigned long long)s.recv_calls, (unsigned long long)s.rx_buffers,
-		s.gro ? "true" : "false", (unsigned long long)s.flows);
+		s.gro ? "true" : "false", (unsigned long long)s.flows,
+		(unsigned long long)s.gap_re_requests, (unsigned long long)s.timeout_re_requests,
+		(unsigned long long)s.cwnd, (unsigned long long)s.cwnd_reductions);
 	write_flow_stats(f, x->c);
 	if (error) {
 		fputs(",\n ", f);

@@ -121,6 +121,11 @@ struct xio_stats {
 				    the batching */
 	uint64_t gro;            /* 1: UDP_GRO is on */
 	uint64_t flows;          /* flows these counters cover (1 for one flow's) */
+	uint64_t gap_re_requests;     /* re-requests of a hole an answer left behind
+					 it, sent at once (re_requests counts them) */
+	uint64_t timeout_re_requests; /* re-requests after a timeout (the same) */
+	uint64_t cwnd;           /* congestion window now, bytes (4 a token) */
+	uint64_t cwnd_reductions; /* times a loss or a timeout cut it */
 };
 
 struct xio_client;

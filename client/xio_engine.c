@@ -108,6 +108,7 @@ static int flow_init(struct xio_flow *f, const char *server, const struct xio_op
 	if (getrandom(&f->next_id, sizeof(f->next_id), GRND_NONBLOCK) != sizeof(f->next_id))
 		f->next_id = (uint32_t)xio_now_ns();
 	xio_rtt_init(&f->rtt, XIO_RTO_MIN_US, (uint64_t)o->timeout_ms * 1000);
+	xio_cc_init(&f->cc, f->conn.rcvbuf / 2);
 	return 0;
 }
 
@@ -197,10 +198,13 @@ void xio_flow_stats(const struct xio_flow *f, struct xio_stats *st)
 	st->rx_buffers = f->conn.rx_buffers;
 	st->gro = f->conn.gro;
 	st->flows = 1;
+	st->cwnd = f->cc.cwnd;
+	st->cwnd_reductions = f->cc.reductions;
 }
 
-/* Counters add up; the timer's fields are the largest of the flows' (the
- * slowest path), rcvbuf and gro flow 0's (every flow asks the same). */
+/* Counters add up, cwnd too (what all flows may have in flight); the
+ * timer's fields are the largest of the flows' (the slowest path), rcvbuf
+ * and gro flow 0's (every flow asks the same). */
 void xio_engine_stats(const struct xio_engine *e, struct xio_stats *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -208,19 +212,18 @@ void xio_engine_stats(const struct xio_engine *e, struct xio_stats *st)
 		struct xio_stats f;
 		uint64_t *sum = (uint64_t *)st;
 		const uint64_t *add = (const uint64_t *)&f;
+		uint64_t srtt = st->srtt_us, rttvar = st->rttvar_us, rto = st->rto_us;
 
 		xio_flow_stats(&e->flows[i], &f);
-		for (size_t k = 0; k < offsetof(struct xio_stats, srtt_us) / sizeof(uint64_t); k++)
+		for (size_t k = 0; k < sizeof(f) / sizeof(uint64_t); k++)
 			sum[k] += add[k];
-		st->srtt_us = f.srtt_us > st->srtt_us ? f.srtt_us : st->srtt_us;
-		st->rttvar_us = f.rttvar_us > st->rttvar_us ? f.rttvar_us : st->rttvar_us;
-		st->rto_us = f.rto_us > st->rto_us ? f.rto_us : st->rto_us;
-		st->recv_calls += f.recv_calls;
-		st->rx_buffers += f.rx_buffers;
-		if (i == 0) {
-			st->rcvbuf = f.rcvbuf;
-			st->gro = f.gro;
-		}
+		st->srtt_us = f.srtt_us > srtt ? f.srtt_us : srtt;
+		st->rttvar_us = f.rttvar_us > rttvar ? f.rttvar_us : rttvar;
+		st->rto_us = f.rto_us > rto ? f.rto_us : rto;
+	}
+	if (e->nflows) {
+		st->rcvbuf = e->flows[0].conn.rcvbuf;
+		st->gro = e->flows[0].conn.gro;
 	}
 	st->flows = e->nflows;
 }

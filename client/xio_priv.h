@@ -72,11 +72,41 @@ XIO_HIDDEN void xio_missing_reset(struct xio_missing *m, uint64_t *bits, uint64_
 XIO_HIDDEN uint64_t xio_missing_mark(struct xio_missing *m, uint64_t a, uint64_t b);
 /* The first missing run at or after from: 1 and [*a, *b), or 0. */
 XIO_HIDDEN int xio_missing_next(const struct xio_missing *m, uint64_t from, struct xio_range *r);
+/* The same within [from, end): the run cut at end; the bits past end are
+ * not looked at (a datagram's placement costs its own length, not the
+ * chunk's). */
+XIO_HIDDEN int xio_missing_next_in(const struct xio_missing *m, uint64_t from, uint64_t end,
+				   struct xio_range *r);
 /* The ranges to ask again, at most max (>= 1): the missing runs in order,
  * the last one stretched over all that is still missing after it. Returns
  * how many. */
 XIO_HIDDEN size_t xio_missing_ranges(const struct xio_missing *m, struct xio_range *out,
 				     size_t max);
+
+/* ---- xio_cc.c: a flow's congestion window, in bytes ---- */
+
+#define XIO_CC_INITIAL (2u << 20)  /* the first window: two 1 MiB requests */
+#define XIO_CC_MIN     (256u << 10) /* the floor, after a timeout */
+#define XIO_CC_STEP    (64u << 10)  /* congestion avoidance: a train a round trip */
+
+struct xio_cc {
+	uint64_t cwnd;
+	uint64_t ssthresh;    /* UINT64_MAX until the first loss */
+	uint64_t min, max;
+	uint64_t recovery_ns; /* losses of requests sent before it count once */
+	uint64_t acked;       /* congestion avoidance: bytes toward the next step */
+	uint64_t reductions;  /* times the window was cut */
+};
+
+/* max: the most the window may reach (half the receive buffer granted). */
+XIO_HIDDEN void xio_cc_init(struct xio_cc *cc, uint64_t max);
+/* bytes new bytes arrived, answering a request sent at sent_ns. */
+XIO_HIDDEN void xio_cc_on_received(struct xio_cc *cc, uint64_t bytes, uint64_t sent_ns);
+/* A loss seen from a gap, of a request sent at sent_ns: the window halves
+ * once per recovery period. */
+XIO_HIDDEN void xio_cc_on_loss(struct xio_cc *cc, uint64_t sent_ns, uint64_t now);
+/* A timeout: halved as for a loss, then down to the floor. */
+XIO_HIDDEN void xio_cc_on_timeout(struct xio_cc *cc, uint64_t sent_ns, uint64_t now);
 
 /* ---- xio_conn.c: the UDP socket to the server ---- */
 
@@ -163,6 +193,9 @@ static inline const uint8_t *xio_conn_rx(const struct xio_conn *c, int i)
 #define XIO_REQ_TABLE 4096 /* requests remembered per flow, by stream_id modulo */
 #define XIO_RE_REQ_MAX 64  /* re-requests per chunk per timeout */
 #define XIO_FLOWS_MAX 64
+#define XIO_GAPS_MAX 3      /* holes tracked per request (more: the timeout) */
+#define XIO_REORDER_THRESHOLD 3 /* datagrams past a hole before it is a loss
+				   (RFC 9002's kPacketThreshold) */
 
 /* A request sent, remembered so that answers can be checked against it. */
 struct xio_req {
@@ -174,6 +207,13 @@ struct xio_req {
 	uint64_t chunk_seq; /* the chunk it was for (a STAT: the stat's number) */
 	uint64_t a, b;      /* the range asked for */
 	uint64_t sent_ns;
+	uint64_t expect;    /* where its answer has reached: the end of the furthest
+			       datagram received (a server answers in order) */
+	uint8_t ngaps;
+	struct xio_gap {
+		uint64_t a, b;  /* a hole the answer left behind it */
+		uint32_t after; /* datagrams of the answer received past it */
+	} gaps[XIO_GAPS_MAX];
 };
 
 /* A chunk being read: one slot of a flow's window. Its clock (last_ns)
@@ -210,6 +250,9 @@ struct xio_flow {
 	uint64_t *bits;         /* the slots' bitmaps */
 	uint64_t low;           /* the lowest dst index it is reading (UINT64_MAX: none);
 				   under the read's lock when it falls */
+	struct xio_cc cc;
+	uint64_t inflight;      /* bytes asked for and not received (4 a token, 1 a
+				   byte) */
 };
 
 struct xio_engine {

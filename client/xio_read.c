@@ -78,6 +78,7 @@ struct job {
 	uint64_t last_fresh_ns;    /* when new units last arrived (or the start) */
 	uint8_t *dst;
 	bool raw;
+	unsigned width;            /* bytes a unit counts in flight: 4 a token, 1 a byte */
 	bool dry;                  /* the dispenser is empty */
 	unsigned active;           /* slots in use */
 	const struct xio_narrow_ops *ops;
@@ -105,7 +106,11 @@ static void update_low(struct job *j)
 	__atomic_store_n(&j->f->low, low, __ATOMIC_RELEASE);
 }
 
-static void send_request(struct job *j, uint32_t slot, uint64_t a, uint64_t b, bool first_try,
+enum why { FIRST_TRY, GAP, TIMEOUT }; /* why a request is sent */
+
+/* Builds and queues one READ_REQUEST: the one place a request's bytes are
+ * made. */
+static void send_request(struct job *j, uint32_t slot, uint64_t a, uint64_t b, enum why why,
 			 uint64_t now)
 {
 	struct xio_flow *e = j->f;
@@ -121,15 +126,17 @@ static void send_request(struct job *j, uint32_t slot, uint64_t a, uint64_t b, b
 				(uint16_t)max_count, options, j->path, j->path_len);
 	xio_conn_tx_commit(&e->conn, len);
 	r->opcode = XIO_OP_READ_REQUEST;
-	r->first_try = first_try;
+	r->first_try = why == FIRST_TRY;
 	r->slot = slot;
 	r->chunk_seq = e->slots[slot].chunk_seq;
 	r->a = a;
 	r->b = b;
+	r->expect = a;
 	r->sent_ns = now;
 	e->st.requests++;
-	if (!first_try)
-		e->st.re_requests++;
+	e->st.re_requests += why != FIRST_TRY;
+	e->st.gap_re_requests += why == GAP;
+	e->st.timeout_re_requests += why == TIMEOUT;
 }
 
 /* Starts chunks while the window has room, taking them from the read's
@@ -140,13 +147,18 @@ static void fill_window(struct job *j, uint64_t now)
 
 	for (uint32_t i = 0; i < j->opts->window && !j->dry; i++) {
 		struct xio_slot *s = &e->slots[i];
-		uint64_t start, dst, n;
+		uint64_t start, dst, n, room;
 		bool got;
 
 		if (s->chunk_seq)
 			continue;
+		/* as much as the congestion window has room for, up to a chunk;
+		 * while requests are out, not less than a train's worth */
+		room = e->inflight < e->cc.cwnd ? (e->cc.cwnd - e->inflight) / j->width : 0;
+		if (room == 0 || (j->active > 0 && room < j->chunk && room < XIO_CC_STEP / j->width))
+			break;
 		pthread_mutex_lock(&j->rd->lock);
-		got = dispense(&j->rd->d, j->chunk, &start, &dst, &n);
+		got = dispense(&j->rd->d, room < j->chunk ? room : j->chunk, &start, &dst, &n);
 		if (got && dst < e->low)
 			__atomic_store_n(&e->low, dst, __ATOMIC_RELEASE);
 		pthread_mutex_unlock(&j->rd->lock);
@@ -163,7 +175,8 @@ static void fill_window(struct job *j, uint64_t now)
 		s->retried = false;
 		s->fails = 0;
 		xio_missing_reset(&s->miss, s->miss.bits, n);
-		send_request(j, i, start, start + n, true, now);
+		send_request(j, i, start, start + n, FIRST_TRY, now);
+		e->inflight += n * j->width;
 		j->active++;
 	}
 }
@@ -298,6 +311,49 @@ static void progress(struct job *j, struct xio_slot *s, uint64_t sent_ns, uint64
 	j->last_fresh_ns = now;
 }
 
+/* Asks again at once for what is still missing of [a, b) (file units) of
+ * slot s: a hole an answer left behind it. Returns true if anything was. */
+static bool repair_gap(struct job *j, struct xio_slot *s, uint64_t a, uint64_t b, uint64_t now)
+{
+	uint32_t slot = (uint32_t)(s - j->f->slots);
+	uint64_t from = a - s->start, end = b - s->start;
+	struct xio_range m;
+	bool any = false;
+
+	while (xio_missing_next_in(&s->miss, from, end, &m)) {
+		send_request(j, slot, s->start + m.a, s->start + m.b, GAP, now);
+		any = true;
+		from = m.b;
+	}
+	return any;
+}
+
+/* A server answers a request in order (first_token increasing), so a
+ * datagram that starts past where the answer had reached leaves a hole;
+ * once XIO_REORDER_THRESHOLD datagrams of the answer have arrived past it,
+ * it is lost (RFC 9002's packet threshold), not reordered: what is still
+ * missing of it is asked again at once, without waiting for the timeout,
+ * and the congestion window halves. */
+static void track_gaps(struct job *j, struct xio_req *r, struct xio_slot *s, uint64_t first,
+		       uint64_t n, uint64_t now)
+{
+	if (first > r->expect && r->ngaps < XIO_GAPS_MAX)
+		r->gaps[r->ngaps++] = (struct xio_gap){ r->expect, first, 0 };
+	if (first + n > r->expect)
+		r->expect = first + n;
+	for (unsigned i = 0; i < r->ngaps;) {
+		struct xio_gap *g = &r->gaps[i];
+
+		if (g->b <= first && ++g->after >= XIO_REORDER_THRESHOLD) {
+			if (repair_gap(j, s, g->a, g->b, now))
+				xio_cc_on_loss(&j->f->cc, r->sent_ns, now);
+			r->gaps[i] = r->gaps[--r->ngaps];
+			continue;
+		}
+		i++;
+	}
+}
+
 static void on_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_t len,
 		     const struct xio_hdr *h, uint64_t now)
 {
@@ -339,21 +395,23 @@ static void on_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_
 		r->sampled = 1;
 		xio_rtt_sample(&e->rtt, (now - r->sent_ns) / 1000);
 	}
+	track_gaps(j, r, s, h->first_token, n, now);
 	rel = h->first_token - s->start;
-	if (!xio_missing_next(&s->miss, rel, &m) || m.a >= rel + n) {
+	if (!xio_missing_next_in(&s->miss, rel, rel + n, &m)) {
 		e->st.duplicates++;
 		return;
 	}
 	do {
-		uint64_t end = m.b < rel + n ? m.b : rel + n;
-		int rc = place(j, s, payload, width, rel, m.a, end);
+		int rc = place(j, s, payload, width, rel, m.a, m.b);
 
 		if (rc < 0) {
 			fail_job(j, rc);
 			return;
 		}
-	} while (xio_missing_next(&s->miss, m.b, &m) && m.a < rel + n);
+	} while (xio_missing_next_in(&s->miss, m.b, rel + n, &m));
 	fresh = xio_missing_mark(&s->miss, rel, rel + n);
+	e->inflight -= fresh * j->width;
+	xio_cc_on_received(&e->cc, fresh * j->width, r->sent_ns);
 	if (j->raw)
 		e->st.bytes += fresh;
 	else
@@ -479,9 +537,10 @@ static uint64_t check_timers(struct job *j, uint64_t now)
 		next = deadline < next ? deadline : next;
 		if (head >= 0 && (uint32_t)head != i)
 			continue; /* behind the head */
+		xio_cc_on_timeout(&e->cc, s->sent_ns, now);
 		k = xio_missing_ranges(&s->miss, rg, XIO_RE_REQ_MAX);
 		for (size_t q = 0; q < k; q++)
-			send_request(j, i, s->start + rg[q].a, s->start + rg[q].b, false, now);
+			send_request(j, i, s->start + rg[q].a, s->start + rg[q].b, TIMEOUT, now);
 		s->order = ++e->order;
 		s->sent_ns = now;
 		s->waiting = true;
@@ -586,6 +645,7 @@ static void run_flow(struct job *j, bool reporter)
 	}
 	for (uint32_t i = 0; i < j->opts->window; i++)
 		e->slots[i].chunk_seq = 0; /* answers still on the way are late */
+	e->inflight = 0;
 	__atomic_store_n(&e->low, UINT64_MAX, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&j->rd->lock);
 	j->rd->running--;
@@ -656,6 +716,7 @@ int xio_engine_readv(struct xio_engine *e, const char *path, const struct xio_sp
 		*j = (struct job){
 			.f = &e->flows[i], .rd = &rd, .opts = &e->opts, .path = path,
 			.path_len = path_len, .chunk = chunk, .dst = dst, .raw = raw,
+			.width = raw ? 1 : 4,
 			.ops = xio_narrow_ops(),
 		};
 		j->err = &j->own_err;

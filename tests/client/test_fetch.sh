@@ -53,6 +53,9 @@ run 0 "raw through loss, with CRC" $F --crc --server 127.0.0.1:22001 tok.bin --o
 same "$T/out/lossy.u16" "$T/want/tok.u16"
 jq_is "$T/s2.json" '.tokens == '"$NTOK"' and .re_requests > 0 and .duplicates > 0 and .crc_errors > 0 and .malformed > 0 and .replies_uint16 > 0 and .replies_int32 > 0'
 jq_is "$T/s2.json" '(.replies_uint16 + .replies_int32 + .answers + .duplicates + .crc_errors + .malformed + .ignored) == .datagrams'
+# holes in answers are asked again at once; the rest after a timeout
+jq_is "$T/s2.json" '.gap_re_requests > 0 and .re_requests == .gap_re_requests + .timeout_re_requests and .cwnd_reductions > 0 and .cwnd > 0'
+jq_is "$T/s2.json" '([.flow_stats[].re_requests] | add) == .re_requests and ([.flow_stats[].tokens] | add) == .tokens'
 
 # A paced server (trains of 16 datagrams, 64 KiB of INT32, 40 ms apart):
 # an answer that is still arriving is never timed out, so with the default
@@ -63,7 +66,7 @@ run 0 "a paced server, default options" $F --server 127.0.0.1:23000 tok.bin --co
 	--out "$T/out/paced.u16" --stats-json "$T/s3.json"
 dd if="$T/want/tok.u16" of="$T/want/paced.u16" bs=2 count=327680 status=none
 same "$T/out/paced.u16" "$T/want/paced.u16"
-jq_is "$T/s3.json" '.tokens == 327680 and .re_requests == 0 and .timeouts == 0 and .duplicates == 0'
+jq_is "$T/s3.json" '.tokens == 327680 and .re_requests == 0 and .timeouts == 0 and .duplicates == 0 and .cwnd_reductions == 0'
 run 0 "the paced server again, right after" $F --server 127.0.0.1:23000 tok.bin --count 16384 \
 	--out "$T/out/paced2.u16" --stats-json "$T/s4.json"
 jq_is "$T/s4.json" '.tokens == 16384 and .re_requests == 0 and .timeouts == 0'
