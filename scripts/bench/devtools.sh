@@ -5,7 +5,9 @@
 # H100 machine (Ubuntu 24.04, no DPDK, no ip, no ethtool, nothing to
 # install from): this machine's `make host-tools` binaries (xio-server,
 # xio-fetch, xio-pipeline without DPDK, xio-tcp-server, xio-tcp-read) and
-# iproute2's ip and ss, ethtool and jq, each with the shared libraries ldd
+# iproute2's ip and ss, ethtool, jq, and procps' sysctl and ps and
+# util-linux's taskset (in case the image lacks them), each with the shared
+# libraries ldd
 # finds for it, except glibc's own (that machine's newer glibc runs them).
 #
 #   .devtools/real/NAME   the binary
@@ -34,7 +36,8 @@ mkdir -p "$D/real" "$D/lib" "$D/bin"
 skip='^(libc|libm|libpthread|libdl|librt|libresolv|ld-linux-x86-64|libutil)\.so'
 for src in "$BUILD/xio-server" "$BUILD/xio-fetch" "$BUILD/nodpdk/xio-pipeline" \
 	"$BUILD/bench/xio-tcp-server" "$BUILD/bench/xio-tcp-read" \
-	"$(command -v ip)" "$(command -v ss)" "$(command -v ethtool)" "$(command -v jq)"; do
+	"$(command -v ip)" "$(command -v ss)" "$(command -v ethtool)" "$(command -v jq)" \
+	"$(command -v sysctl)" "$(command -v ps)" "$(command -v taskset)"; do
 	name=$(basename "$src")
 	cp -L "$src" "$D/real/$name"
 	ldd "$src" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | while read -r lib; do

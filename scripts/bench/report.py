@@ -753,7 +753,8 @@ def main():
             "build)." % (took or "not recorded"),
             "- `make bench` runs `bench-kernels`, `bench-stage`, `bench-pipeline`, `bench-xdp` (root: "
             "namespaces and XDP; skipped with a note otherwise) and `bench-report`, which "
-            "rewrites this file and perf.png. Raw per-run figures: "
+            "rewrites this file and perf.png; `bench-live` and `bench-transport` (root) "
+            "then rewrite their own sections. Raw per-run figures: "
             "`build/bench/kernels.csv`, `stage.csv`, `pipeline-runs.csv`, `xdp-runs.csv`; every run's "
             "log and stats JSON: `build/bench/logs/`. `BENCH_ROUNDS=N` changes the "
             "number of rounds (default 5).",

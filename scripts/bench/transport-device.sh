@@ -23,7 +23,7 @@
 #
 # It builds `make host-tools` there (without DPDK) when it can, else it takes
 # the binaries scripts/bench/devtools.sh put in .devtools/ (carry it); ip,
-# ss, ethtool and jq come from .devtools/bin in any case. Writes
+# ss, ethtool, jq, sysctl, ps and taskset come from .devtools/bin in any case. Writes
 # $OUT/transport-h100.csv (commit it as docs/perf-data/transport-h100.csv and
 # run scripts/bench/transport_report.py), $OUT/device.log and
 # $OUT/logs.tar.gz. Stops starting runs after DEV_BUDGET_S (420) seconds, a
@@ -47,7 +47,7 @@ LIVE_TAG=td$$
 . scripts/bench/transport_lib.sh
 
 [ -d .devtools/bin ] && PATH=$PWD/.devtools/bin:$PATH
-for t in ip ss ethtool jq taskset python3; do
+for t in ip ss ethtool jq taskset sysctl ps python3; do
 	command -v "$t" >/dev/null || die "$t not found (carry .devtools: scripts/bench/devtools.sh)"
 done
 export LIVE_PYTHON

@@ -166,6 +166,8 @@ def vm_table(path, out):
         out.append("| (e) xio with 1 %% loss / xio loss-free (same path) | %s | | | | | "
                    "what a 1 %% loss costs xio itself |" % _fmt(own))
     out.append("")
+    if "skipped" in notes:
+        out.append("Skipped: %s.\n" % notes["skipped"])
     srv = [(k, v) for k, v in notes.items() if k.startswith(("server_", "dpu_"))]
     if srv:
         out.append("Counters over each phase (all rounds, both readers' phases): " +
