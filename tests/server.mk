@@ -1,7 +1,8 @@
 # tests/server.mk: the tests of xio-server (server/server.mk), in make test:
 #   server-unit   CUnit tests/server/test_server.c, native and ASan+UBSan:
 #                 confinement, cache, every error code, chunking, allow list,
-#                 pacing, GSO and sendmmsg trains on loopback (ports 21100-21109)
+#                 pacing, GSO and sendmmsg trains, turns, ICMP errors on
+#                 loopback (ports 21100-21109)
 #                 (stages/xio_msg.c has its own tests/unit/test_msg.c in `unit`)
 #   server-fuzz   libFuzzer on the request handler for SERVER_FUZZ_SECONDS (30)
 #   server-e2e    build/xio-server on loopback against tests/server/xio_client.py

@@ -775,6 +775,61 @@ static void test_turns(void)
 	send_turns(PORT_BASE + 6, 0.004608);
 }
 
+/* IP_RECVERR: a reply to a port where nothing listens comes back as an ICMP
+ * error that fails the socket's next send, whoever it is for. The worker
+ * drains the error queue, counts it and sends again: the next client gets
+ * its reply, nothing is counted lost. */
+static void test_icmp_error(void)
+{
+	struct sockaddr_in srv = { .sin_family = AF_INET, .sin_port = htons(PORT_BASE + 7),
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in cli = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct xio_srv_sock *s = calloc(1, sizeof(*s));
+	struct xio_srv_counters cnt = { 0 };
+	struct xio_srv_dest d[2] = { 0 };
+	struct xio_srv_pace pace;
+	uint8_t msg[2][8] = { "gone", "here" }, got[16];
+	uint8_t *bufs[2] = { msg[0], msg[1] };
+	size_t lens[2] = { 4, 4 };
+	int gone = socket(AF_INET, SOCK_DGRAM, 0), here = socket(AF_INET, SOCK_DGRAM, 0);
+	const char *what;
+
+	xio_srv_pace_init(&pace, 0);
+	if (!XIO_CHECK(s && gone >= 0 && here >= 0 &&
+		       xio_srv_sock_open(s, 0, (struct sockaddr *)&srv, sizeof(srv), false, &what) == 0 &&
+		       bind(gone, (struct sockaddr *)&cli, sizeof(cli)) == 0 &&
+		       bind(here, (struct sockaddr *)&cli, sizeof(cli)) == 0,
+		       "icmp: setup: %s", strerror(errno)))
+		goto out;
+	for (int i = 0; i < 2; i++) {
+		d[i].peer_len = sizeof(struct sockaddr_in);
+		getsockname(i ? here : gone, (struct sockaddr *)&d[i].peer, &d[i].peer_len);
+		d[i].v4 = true;
+	}
+	close(gone); /* its port now answers with ICMP port unreachable */
+	gone = -1;
+	xio_srv_sock_send_replies(s, bufs, lens, &d[0], 1, &pace, &cnt);
+	xio_srv_sock_send_replies(s, bufs + 1, lens + 1, &d[1], 1, &pace, &cnt);
+	XIO_CHECK(cnt.datagrams == 2 && cnt.send_errors == 0 && cnt.icmp_errors == 1 &&
+		  cnt.send_retries == 0,
+		  "icmp: datagrams %llu send_errors %llu icmp_errors %llu (2, 0, 1)",
+		  (unsigned long long)cnt.datagrams, (unsigned long long)cnt.send_errors,
+		  (unsigned long long)cnt.icmp_errors);
+	XIO_CHECK(recv(here, got, sizeof(got), MSG_DONTWAIT) == 4 && memcmp(got, "here", 4) == 0,
+		  "icmp: the second client's reply did not arrive");
+	/* nothing pending: a receive times out empty, nothing more counted */
+	XIO_CHECK(xio_srv_sock_recv(s, &cnt) == 0 && cnt.icmp_errors == 1,
+		  "icmp: receive after the drain: icmp_errors %llu",
+		  (unsigned long long)cnt.icmp_errors);
+out:
+	if (gone >= 0)
+		close(gone);
+	close(here);
+	if (s)
+		xio_srv_sock_close(s);
+	free(s);
+}
+
 static const struct xio_unit_test tests[] = {
 	XIO_UNIT_TEST(test_confine_dotdot),   XIO_UNIT_TEST(test_confine_absolute),
 	XIO_UNIT_TEST(test_confine_nul),      XIO_UNIT_TEST(test_confine_symlinks),
@@ -784,7 +839,7 @@ static const struct xio_unit_test tests[] = {
 	XIO_UNIT_TEST(test_chunking_raw),     XIO_UNIT_TEST(test_read_cut_at_eof),
 	XIO_UNIT_TEST(test_cache),            XIO_UNIT_TEST(test_allow),
 	XIO_UNIT_TEST(test_pace),             XIO_UNIT_TEST(test_send),
-	XIO_UNIT_TEST(test_turns),
+	XIO_UNIT_TEST(test_turns),            XIO_UNIT_TEST(test_icmp_error),
 	{ NULL, NULL },
 };
 
