@@ -235,10 +235,28 @@ def h100_table(out):
         out.append("")
 
 
-def transport_section(path, out):
+def _kept_vm_part(md):
+    """This machine's part of the section as md has it (for a run that only
+    adds the H100 figures), or None."""
+    if not md or not os.path.exists(md):
+        return None
+    lines = open(md).read().split("\n")
+    start = next((i for i, l in enumerate(lines) if l == TITLE), None)
+    if start is None:
+        return None
+    end = next((i for i in range(start + 1, len(lines))
+                if lines[i].startswith(("## ", "### The 16-core"))), len(lines))
+    return "\n".join(lines[start + 1:end]).strip("\n") + "\n"
+
+
+def transport_section(path, out, md=None):
+    """The section; without this machine's CSV, the part md already has."""
     out.append(TITLE + "\n")
+    kept = None if path and os.path.exists(path) else _kept_vm_part(md)
     if path and os.path.exists(path):
         vm_table(path, out)
+    elif kept:
+        out.append(kept)
     else:
         out.append("No figures from this machine: `make bench-transport` did not write its "
                    "CSV.\n")
@@ -247,11 +265,13 @@ def transport_section(path, out):
 
 def main():
     ap = argparse.ArgumentParser(description="docs/perf.md's transport section")
-    ap.add_argument("--csv", required=True)
+    ap.add_argument("--csv", required=True,
+                    help="this machine's transport-runs.csv; when missing, the section "
+                         "keeps the figures docs/perf.md has and renews the H100 part")
     ap.add_argument("--md", required=True)
     a = ap.parse_args()
     out = []
-    transport_section(a.csv, out)
+    transport_section(a.csv, out, a.md)
     splice(a.md, out, TITLE)
     print("transport_report: wrote %s's section '%s'" % (a.md, TITLE[3:]))
 
