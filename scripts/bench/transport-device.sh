@@ -79,12 +79,8 @@ LOGS=$(mktemp -d /tmp/xtd-logs.XXXXXX)
 shm=/dev/shm
 [ "$(df -Pm /dev/shm 2>/dev/null | awk 'NR == 2 { print $4 }')" -gt $((MIB * 2)) ] 2>/dev/null || shm=/tmp
 work=$(mktemp -d $shm/xtd.XXXXXX)
-BG=()
 finish() {
-	local p
-	for p in "${BG[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${BG[@]}"; do wait "$p" 2>/dev/null || true; done
-	live_cleanup
+	stop_all
 	tar -C "$LOGS" -czf "$OUT/logs.tar.gz" . 2>/dev/null || true
 	rm -rf "$work" "$LOGS"
 }

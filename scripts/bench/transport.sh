@@ -54,12 +54,8 @@ FLOWS=no
 "$FETCH" --help | grep -q -- --flows && FLOWS=yes
 
 work=$(mktemp -d /dev/shm/xtb-bench.XXXXXX)
-BG=()
 finish() {
-	local p
-	for p in "${BG[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${BG[@]}"; do wait "$p" 2>/dev/null || true; done
-	live_cleanup
+	stop_all
 	rm -rf "$work"
 }
 trap finish EXIT

@@ -108,3 +108,13 @@ t.astype("<i4").tofile(sys.argv[1])
 t.astype("<u2").tofile(sys.argv[2])
 PY
 }
+
+# stop_all: ends the servers in BG (pids started here) and what live_bg
+# started, and deletes the namespaces (for the EXIT trap).
+BG=()
+stop_all() {
+	local p
+	for p in "${BG[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${BG[@]}"; do wait "$p" 2>/dev/null || true; done
+	live_cleanup
+}
