@@ -196,6 +196,8 @@ static inline const uint8_t *xio_conn_rx(const struct xio_conn *c, int i)
 #define XIO_GAPS_MAX 3      /* holes tracked per request (more: the timeout) */
 #define XIO_REORDER_THRESHOLD 3 /* datagrams past a hole before it is a loss
 				   (RFC 9002's kPacketThreshold) */
+#define XIO_GAP_WATCH 32    /* requests with holes a flow watches for the time rule */
+#define XIO_GAP_TIME_MIN_NS 1000000ull /* the time rule's least wait */
 
 /* A request sent, remembered so that answers can be checked against it. */
 struct xio_req {
@@ -209,6 +211,7 @@ struct xio_req {
 	uint64_t sent_ns;
 	uint64_t expect;    /* where its answer has reached: the end of the furthest
 			       datagram received (a server answers in order) */
+	uint64_t end_ns;    /* when it reached the end of the range (0: not yet) */
 	uint8_t ngaps;
 	struct xio_gap {
 		uint64_t a, b;  /* a hole the answer left behind it */
@@ -251,6 +254,8 @@ struct xio_flow {
 	uint64_t low;           /* the lowest dst index it is reading (UINT64_MAX: none);
 				   under the read's lock when it falls */
 	struct xio_cc cc;
+	uint32_t watch[XIO_GAP_WATCH]; /* stream_ids of requests with holes */
+	unsigned nwatch;
 	uint64_t inflight;      /* bytes asked for and not received (4 a token, 1 a
 				   byte) */
 };
