@@ -79,4 +79,20 @@ u16(ds).tofile(os.path.join(root, "ds16.bin"))
 with open(os.path.join(root, "ds16.idx"), "wb") as f:
     f.write(megatron_idx(8, 2, sizes, docs))
 
+
+# ds2: a second Megatron-LM int32 dataset (blends), 200 sequences in 80
+# documents, tokens up to 65535 (its own generator: the files above stay
+# as they were)
+rng2 = np.random.default_rng(20251125)
+sizes2 = [int(x) for x in rng2.integers(1, 3000, 200)]
+docs2 = [0] + sorted(int(x) for x in rng2.choice(np.arange(1, 200), 78, replace=False)) + [200]
+ds2 = rng2.integers(0, 65536, sum(sizes2), dtype=np.int64)
+ds2[:2] = [65535, 0]
+ds2.astype("<i4").tofile(os.path.join(root, "ds2.bin"))
+with open(os.path.join(root, "ds2.idx"), "wb") as f:
+    f.write(megatron_idx(4, 4, sizes2, docs2))
+u16(ds2).tofile(os.path.join(expect, "ds2.bin"))
+with open(os.path.join(expect, "ds2.idx"), "wb") as f:
+    f.write(megatron_idx(8, 2, sizes2, docs2))
+
 print(n, total)

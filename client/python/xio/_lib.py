@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """ctypes declarations of libxio (client/xio.h) and where the library is.
 
-The library is, in order: $XIO_LIB (a path to libxio.so); build/libxio.so of
-the checkout this package lives in (client/python/xio/ -> ../../../build/);
-a libxio.so.0 the dynamic loader finds.
+The library is, in order: $XIO_LIB (a path to libxio.so); the copy an
+installed package carries beside this file (libxio.so.N, put there by
+client/python/setup.py); build/libxio.so of the checkout this package lives
+in (client/python/xio/ -> ../../../build/); a libxio the dynamic loader finds.
 """
 import ctypes
 import ctypes.util
+import glob
 import os
 
 c_u32, c_u64, c_i32 = ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int32
@@ -47,6 +49,9 @@ def _find():
     if env:
         return env
     here = os.path.dirname(os.path.abspath(__file__))
+    carried = sorted(glob.glob(os.path.join(here, "libxio.so.*")))
+    if carried:
+        return carried[-1]
     built = os.path.join(here, "..", "..", "..", "build", "libxio.so")
     if os.path.exists(built):
         return os.path.normpath(built)
