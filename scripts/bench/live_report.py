@@ -108,11 +108,11 @@ def live_section(path, out):
         % notes.get("load", "n/a"))
 
 
-def splice(md, section):
-    """Replace TITLE's section of md (up to the next '## '), or insert it
+def splice(md, section, title=TITLE):
+    """Replace title's section of md (up to the next '## '), or insert it
     before '## How to read and rerun' (at the end if there is none)."""
     lines = open(md).read().split("\n") if os.path.exists(md) else []
-    start = next((i for i, l in enumerate(lines) if l == TITLE), None)
+    start = next((i for i, l in enumerate(lines) if l == title), None)
     if start is not None:
         end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")),
                    len(lines))

@@ -177,7 +177,7 @@ class TokenDataset(IterableDataset):
     def _samples(self, stream, streams, epoch, start, state=None):
         """An iterator of this stream's samples from its start-th, as numpy
         uint16 arrays of context + 1 tokens; state is updated as it goes."""
-        client = Client(self.server, **self.client_opts)
+        client = self._open()
         nsamples = self._nsamples(client)
         done = start
         self._state = self._state_of(stream, streams, nsamples, epoch, done)
@@ -196,6 +196,10 @@ class TokenDataset(IterableDataset):
         finally:
             fetched.close()
             client.close()
+
+    def _open(self):
+        """What this process's stream reads from: a client of its own."""
+        return Client(self.server, **self.client_opts)
 
     def _state_of(self, stream, streams, nsamples, epoch, samples):
         return {"epoch": epoch, "samples": samples, "stream": [stream, streams],
