@@ -31,7 +31,6 @@ import glob
 import os
 import resource
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -81,37 +80,6 @@ def build():
     sys.exit("cuda_feed: neither xio-server nor xcl-server built")
 
 
-def make_data(np, ntok):
-    os.makedirs(WORK, exist_ok=True)
-    path, u16 = os.path.join(WORK, "tok.bin"), os.path.join(WORK, "tok.u16")
-    if not (os.path.exists(u16) and os.path.getsize(u16) == 2 * ntok):
-        rng = np.random.default_rng(20)
-        with open(path, "wb") as f, open(u16, "wb") as g:
-            for at in range(0, ntok, 1 << 24):
-                t = rng.integers(0, 65536, min(1 << 24, ntok - at), dtype=np.int32)
-                f.write(t.astype("<i4").tobytes())
-                g.write(t.astype("<u2").tobytes())
-    return u16
-
-
-def start_server(xio, name, argv):
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    p = subprocess.Popen(argv + ["--root", WORK, "--port", str(port)],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    server = "127.0.0.1:%d" % port
-    for _ in range(200):
-        try:
-            with xio.Client(server, timeout_ms=100, retries=0) as c:
-                c.stat("tok.bin")
-            return p, server
-        except xio.XioError:
-            time.sleep(0.05)
-    p.kill()
-    sys.exit("cuda_feed: %s did not answer" % name)
-
-
 class Local:
     """The local UINT16 file, as np.memmap."""
 
@@ -141,10 +109,10 @@ def main():
     t_start = time.perf_counter()
     server_name, argv = build()
 
-    sys.path.insert(0, os.path.join(TOP, "client", "python"))
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import numpy as np
     import torch
-    import xio
+    from training import make_data, start_server  # bench-training's, with xio
     from xio.torch import TokenDataset, to_device, widen
 
     dev = torch.device(a.device)
@@ -159,10 +127,10 @@ def main():
         if cuda:
             torch.cuda.synchronize()
 
-    ntok = a.mib << 18
-    u16 = make_data(np, ntok)
+    ntok = make_data(WORK, a.mib)
+    u16 = os.path.join(WORK, "tok.u16")
     local = np.memmap(u16, dtype=np.uint16, mode="r")
-    proc, server = start_server(xio, server_name, argv)
+    proc, server = start_server(argv, WORK)
     rows = []
     try:
         # 1. host to GPU from the same UINT16 batches (B x (ctx + 1)).

@@ -34,7 +34,8 @@ SAMPLE = 2048
 
 def make_data(folder, mib):
     """folder/tok.bin (INT32, mib MiB) and folder/tok.u16 (its UINT16
-    form), made once: random tokens 0..65535 from a fixed seed."""
+    form), made once: random tokens 0..65535 from a fixed seed; the number
+    of tokens."""
     os.makedirs(folder, exist_ok=True)
     path, u16 = os.path.join(folder, "tok.bin"), os.path.join(folder, "tok.u16")
     n = mib << 18
@@ -58,13 +59,14 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start_server(build, root):
+def start_server(argv, root):
+    """Starts argv (a server taking --root and --port) on a free loopback
+    port; (the process, "127.0.0.1:PORT") once it answers a STAT."""
     port = free_port()
-    p = subprocess.Popen([os.path.join(build, "xio-server"), "--root", root, "--bind",
-                          "127.0.0.1", "--port", str(port)],
+    p = subprocess.Popen(argv + ["--root", root, "--port", str(port)],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     server = "127.0.0.1:%d" % port
-    for _ in range(100):
+    for _ in range(200):
         try:
             with xio.Client(server, timeout_ms=100, retries=0) as c:
                 c.stat("tok.bin")
@@ -72,7 +74,7 @@ def start_server(build, root):
         except xio.XioError:
             time.sleep(0.05)
     p.kill()
-    sys.exit("bench-training: xio-server did not answer: %s" % p.stderr.read().decode())
+    sys.exit("%s did not answer: %s" % (argv[0], p.stderr.read().decode()))
 
 
 def timed(fn):
@@ -96,7 +98,8 @@ def main():
     ntok = make_data(folder, a.mib)
     local = np.memmap(os.path.join(folder, "tok.u16"), dtype=np.uint16, mode="r")
     np.asarray(local[::4096]).sum()  # fault the page cache in once
-    proc, server = start_server(a.build, folder)
+    proc, server = start_server([os.path.join(a.build, "xio-server"), "--bind", "127.0.0.1"],
+                                folder)
     rows = []
     t_all = time.perf_counter()
     try:
