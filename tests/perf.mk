@@ -57,7 +57,8 @@ bench-report:
 	@[ -f $(BENCH_KERNELS_CSV) ] || $(MAKE) --no-print-directory bench-kernels
 	BUILD=$(BUILD) python3 scripts/bench/report.py --kernels $(BENCH_KERNELS_CSV) \
 		--pipeline $(BUILD)/bench/pipeline-runs.csv --xdp $(BUILD)/bench/xdp-runs.csv \
-		--live $(BUILD)/bench/live-runs.csv --stage $(BENCH_STAGE_CSV) --training $(BUILD)/bench/training.md \
+		--live $(BUILD)/bench/live-runs.csv --stage $(BENCH_STAGE_CSV) --section $(BUILD)/bench/training.md \
+		--section $(BUILD)/bench/cuda_feed.md \
 		--md docs/perf.md --png docs/perf.png
 
 bench-live: $(BUILD)/xio-server $(BUILD)/xio-fetch $(BUILD)/xio-pipeline $(BENCH_XDP_TOOL)

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """scripts/bench/cuda_feed.py --out DIR: the GPU feed on a CUDA machine.
+scripts/bench/cuda_feed.py --splice DIR/cuda_feed.md: its figures into
+docs/perf.md (section 6), on any machine.
 
 Run from the root of a copy of the repository, with PyTorch and a GPU
 (docs/perf.md, section 6, says how it was run). It builds libxio and a
@@ -99,12 +101,20 @@ def cpu_of(pid):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--out", help="folder for cuda_feed.csv and cuda_feed.md")
+    ap.add_argument("--splice", metavar="CUDA_FEED_MD",
+                    help="measure nothing: put this cuda_feed.md into --md as its section 6 "
+                         "(and into build/bench/, where make bench-report finds it)")
+    ap.add_argument("--md", default=os.path.join(TOP, "docs", "perf.md"))
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=4.0, help="per case and round")
     ap.add_argument("--mib", type=int, default=1024)
     ap.add_argument("--device", default="cuda", help="cpu: a smoke run of the script's logic")
     a = ap.parse_args()
+    if a.splice:
+        return splice_section(a.splice, a.md)
+    if not a.out:
+        ap.error("--out DIR (or --splice FILE)")
     os.makedirs(a.out, exist_ok=True)
     t_start = time.perf_counter()
     server_name, argv = build()
@@ -254,6 +264,23 @@ def main():
     print(md)
 
 
+TITLE = "## 6. The GPU feed: UINT16 to the GPU, a DataLoader over xio"
+
+
+def splice_section(path, md):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from live_report import splice
+    text = open(path).read()
+    if not text.startswith(TITLE + "\n"):
+        sys.exit("cuda_feed: %s is not a cuda_feed.md (its first line is not %r)" % (path, TITLE))
+    keep = os.path.join(TOP, "build", "bench", "cuda_feed.md")
+    os.makedirs(os.path.dirname(keep), exist_ok=True)
+    if os.path.abspath(path) != keep:
+        shutil.copyfile(path, keep)
+    splice(md, [text], TITLE)
+    print("cuda_feed: wrote %s's section '%s' (kept in %s)" % (md, TITLE[3:], keep))
+
+
 def section(rows, torch, server_name, elapsed):
     def vals(test, case, f):
         return [f(r) for r in rows if r["test"] == test and r["case"] == case]
@@ -273,7 +300,7 @@ def section(rows, torch, server_name, elapsed):
                    "%.4f")
 
     gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no GPU (cpu)"
-    out = ["## 6. The GPU feed: UINT16 to the GPU, a DataLoader over xio", "",
+    out = [TITLE, "",
            "scripts/bench/cuda_feed.py on %s (PyTorch %s, %d CPUs), the server (%s) on "
            "loopback on the same host; %d rounds, cases alternating; median (min-max); "
            "measured in %.0f s." % (gpu, torch.__version__, os.cpu_count(), server_name,

@@ -253,6 +253,15 @@ class BlendTest(unittest.TestCase):
         c.load_state_dict(state)
         self.assertEqual(head + [self.label(x, tables) for x, _ in c], full)
 
+    def test_refusals(self):
+        a = TokenDataset(SERVER, "tok.bin", 100)
+        with self.assertRaisesRegex(ValueError, "one weight per dataset"):
+            BlendedTokenDataset([a], [1, 2])
+        with self.assertRaisesRegex(ValueError, "positive"):
+            BlendedTokenDataset([a, a], [1, 0])
+        with self.assertRaisesRegex(ValueError, "all uint16"):
+            BlendedTokenDataset([a, TokenDataset(SERVER, "tok.bin", 100, uint16=True)], [1, 1])
+
     def test_workers_partition(self):
         tables = self.sources()
         loader = torch.utils.data.DataLoader(self.blend(), batch_size=10, num_workers=2)

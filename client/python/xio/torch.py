@@ -262,6 +262,8 @@ class BlendedTokenDataset(IterableDataset):
         w = np.asarray(weights, dtype=np.float64)
         if (w <= 0).any():
             raise ValueError("weights must be positive")
+        if len({d.uint16 for d in datasets}) != 1:
+            raise ValueError("the sources must all be uint16=True or all uint16=False")
         self.datasets, self.weights = list(datasets), w / w.sum()
         self.seed = int(seed)
         self.tie_order = np.random.default_rng(self.seed).permutation(len(datasets))
@@ -307,7 +309,7 @@ class BlendedTokenDataset(IterableDataset):
                 given[d] += 1
                 i += 1
                 self._state["samples"], self._state["given"] = i, given.tolist()
-                yield _sample(row, self.datasets[d].uint16)
+                yield _sample(row, self.datasets[0].uint16)
         finally:
             for it in its:
                 it.close()
