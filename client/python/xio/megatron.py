@@ -80,7 +80,7 @@ class XioIndexedDataset:
         bin_path = self.path_prefix + ".bin"
         c = self._client()
         raw = c.read_bytes(self.path_prefix + ".idx")
-        got = hashlib.blake2b(raw.tobytes(), digest_size=16).hexdigest()
+        got = hashlib.blake2b(raw, digest_size=16).hexdigest()
         if digest is not None and got != digest:
             raise XioError(_error(9, "%s.idx on %s changed since this dataset was made: "
                                   "restart the training so that every process reads one index"
@@ -92,10 +92,11 @@ class XioIndexedDataset:
                                            st["tokens"], ctypes.byref(info), ctypes.byref(err)),
                err)
         n, d = info.sequences, info.documents
-        buf = raw.tobytes()
-        self.sequence_lengths = np.frombuffer(buf, "<i4", n, _HEADER).astype(np.int32)
-        self.sequence_pointers = np.frombuffer(buf, "<i8", n, _HEADER + 4 * n).astype(np.int64)
-        self.document_indices = np.frombuffer(buf, "<i8", d, _HEADER + 12 * n).astype(np.int64)
+        self.sequence_lengths = np.frombuffer(raw, "<i4", n, _HEADER).astype(np.int32, copy=False)
+        self.sequence_pointers = np.frombuffer(raw, "<i8", n, _HEADER + 4 * n).astype(
+            np.int64, copy=False)
+        self.document_indices = np.frombuffer(raw, "<i8", d, _HEADER + 12 * n).astype(
+            np.int64, copy=False)
         self.sequence_modes = None
         self.dtype = np.uint16
         self._bin = bin_path
