@@ -12,6 +12,7 @@ import numpy as np
 import torch
 
 import xio
+import xio.torch
 from xio.torch import BlendedTokenDataset, TokenDataset, to_device, widen
 
 SERVER = os.environ["XCL_SERVER"]
@@ -169,6 +170,10 @@ class TokenDatasetTest(unittest.TestCase):
             self.assertTrue(ok, wid)
             self.assertEqual(n, xio.shard(0, 199, wid, 2)[1])
 
+    def test_one_flow_in_workers(self):
+        loader = torch.utils.data.DataLoader(WorkerFlows(), batch_size=None, num_workers=2)
+        self.assertEqual([tuple(int(v) for v in r) for r in loader], [(1, 2), (1, 2)])
+
     def test_uint16_and_widen(self):
         table = sample_table(TOK, 0, 20_001, 500)
         raw = list(TokenDataset(SERVER, "tok.bin", 500, count=20_001, uint16=True,
@@ -188,6 +193,15 @@ class TokenDatasetTest(unittest.TestCase):
         self.assertEqual(len(got), 6)  # each worker: 20 samples in 8, 8, 4
         rows = sorted(key(a[i]) + key(b[i]) for a, b in got for i in range(len(a)))
         self.assertEqual(rows, sorted(key(x[k]) + key(y[k]) for k in range(40)))
+
+
+class WorkerFlows(torch.utils.data.IterableDataset):
+    """The flows of xio.torch.client in a DataLoader worker: by default and
+    with flows=2."""
+
+    def __iter__(self):
+        with xio.torch.client(SERVER) as a, xio.torch.client(SERVER, flows=2) as b:
+            yield a.stats()["flows"], b.stats()["flows"]
 
 
 class ResumeCheck(torch.utils.data.IterableDataset):

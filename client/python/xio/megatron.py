@@ -26,7 +26,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from . import Client, XioError, _check
+from . import XioError, _check
 from ._lib import Error, lib
 
 __all__ = ["XioIndexedDataset", "gpt_dataset_class"]
@@ -68,7 +68,8 @@ class XioIndexedDataset:
     # The connection: one per process, opened on first use.
     def _client(self):
         if self._conn is None or self._pid != os.getpid():
-            self._conn = Client(self.server, **self.client_opts)
+            from .torch import client  # one flow in a DataLoader worker
+            self._conn = client(self.server, **self.client_opts)
             self._pid = os.getpid()
         return self._conn
 

@@ -38,7 +38,7 @@ from torch.utils.data import IterableDataset, get_worker_info
 
 from . import Client, shard
 
-__all__ = ["TokenDataset", "BlendedTokenDataset", "to_device", "widen"]
+__all__ = ["TokenDataset", "BlendedTokenDataset", "to_device", "widen", "client"]
 
 
 def _dist_rank_world():
@@ -57,6 +57,15 @@ def _stream(rank, world):
     info = get_worker_info()
     wid, nworkers = (info.id, info.num_workers) if info else (0, 1)
     return r * nworkers + wid, w * nworkers
+
+
+def client(server, **client_opts):
+    """An xio.Client for this process: in a DataLoader worker one flow
+    unless flows= says otherwise (the workers are the parallelism,
+    docs/client.md's Flows)."""
+    if get_worker_info() is not None:
+        client_opts.setdefault("flows", 1)
+    return Client(server, **client_opts)
 
 
 class _Prefetcher:
@@ -199,7 +208,7 @@ class TokenDataset(IterableDataset):
 
     def _open(self):
         """What this process's stream reads from: a client of its own."""
-        return Client(self.server, **self.client_opts)
+        return client(self.server, **self.client_opts)
 
     def _state_of(self, stream, streams, nsamples, epoch, samples):
         return {"epoch": epoch, "samples": samples, "stream": [stream, streams],
