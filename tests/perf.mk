@@ -16,6 +16,10 @@
 #                   narrowing with the stage core's kernel) on loopback and
 #                   through the live path, loss-free and with 1 % loss; writes
 #                   its section of docs/perf.md (root for the live path)
+#   bench-training  random 2,048-token samples through xio's read_ranges
+#                   against a sequential read of the same 1 GiB file, and
+#                   numpy over a local memmap (the ceiling); writes its
+#                   section of docs/perf.md (scripts/bench/training.py)
 # Scripts in scripts/bench/; raw figures and logs in build/bench/. Never part
 # of make test: nothing here passes or fails on a timing.
 
@@ -67,7 +71,7 @@ ALL += $(TCP_SERVER) $(TCP_READ)
 host-tools: $(BUILD)/xio-server $(BUILD)/xio-fetch $(BUILD)/nodpdk/xio-pipeline $(TCP_SERVER) \
 	$(TCP_READ)
 
-.PHONY: bench-pipeline bench-xdp bench-report bench-live bench-stage bench-transport
+.PHONY: bench-pipeline bench-xdp bench-report bench-live bench-stage bench-transport bench-training
 bench-stage: $(BENCH_STAGE)
 	$(BENCH_STAGE) --csv $(BENCH_STAGE_CSV)
 
@@ -82,7 +86,8 @@ bench-report:
 	BUILD=$(BUILD) python3 scripts/bench/report.py --kernels $(BENCH_KERNELS_CSV) \
 		--pipeline $(BUILD)/bench/pipeline-runs.csv --xdp $(BUILD)/bench/xdp-runs.csv \
 		--live $(BUILD)/bench/live-runs.csv --stage $(BENCH_STAGE_CSV) \
-		--transport $(BUILD)/bench/transport-runs.csv --md docs/perf.md --png docs/perf.png
+		--transport $(BUILD)/bench/transport-runs.csv \
+		--section $(BUILD)/bench/training.md --section $(BUILD)/bench/cuda_feed.md --md docs/perf.md --png docs/perf.png
 
 bench-live: $(BUILD)/xio-server $(BUILD)/xio-fetch $(BUILD)/xio-pipeline $(BENCH_XDP_TOOL)
 	BUILD=$(BUILD) flock /tmp/xio-live.lock bash scripts/bench/live.sh
@@ -95,4 +100,8 @@ bench-transport: $(TRANSPORT_BINS)
 	python3 scripts/bench/transport_report.py --csv $(BUILD)/bench/transport-runs.csv \
 		--md docs/perf.md
 
-BENCHES += bench-stage bench-pipeline bench-xdp bench-report bench-live bench-transport
+bench-training: $(LIBXIO_SO) $(BUILD)/xio-server
+	BUILD=$(BUILD) /usr/bin/python3 scripts/bench/training.py --build $(BUILD) \
+		--csv $(BUILD)/bench/training-runs.csv --md docs/perf.md
+
+BENCHES += bench-stage bench-pipeline bench-xdp bench-report bench-live bench-transport bench-training

@@ -110,7 +110,8 @@ def live_section(path, out):
 
 def splice(md, section, title=TITLE):
     """Replace title's section of md (up to the next '## '), or insert it
-    before '## How to read and rerun' (at the end if there is none)."""
+    before '## History' or '## How to read and rerun', whichever comes first
+    (at the end if there is neither)."""
     lines = open(md).read().split("\n") if os.path.exists(md) else []
     start = next((i for i, l in enumerate(lines) if l == title), None)
     if start is not None:
@@ -118,7 +119,8 @@ def splice(md, section, title=TITLE):
                    len(lines))
     else:
         start = end = next((i for i, l in enumerate(lines)
-                            if l.startswith("## How to read and rerun")), len(lines))
+                            if l.startswith(("## History", "## How to read and rerun"))),
+                           len(lines))
     new = "\n".join(section).split("\n")
     with open(md, "w") as f:
         f.write("\n".join(lines[:start] + new + lines[end:]))
