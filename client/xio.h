@@ -242,7 +242,8 @@ XIO_API int xio_stream_next(struct xio_stream *s, const uint16_t **tokens, size_
 /* The stream's range after sharding: first token and token count. */
 XIO_API void xio_stream_range(const struct xio_stream *s, uint64_t *first, uint64_t *count);
 
-/* Counters of the stream's fetcher, as of its last completed batch. */
+/* Counters of the stream's fetcher, as of its last completed read (a read
+ * fills the ring's free buffers). */
 XIO_API void xio_stream_stats(struct xio_stream *s, struct xio_stats *st);
 
 /* Stops the fetcher (a read in progress ends at once) and frees the ring. */

@@ -161,7 +161,7 @@ void xio_engine_cancel(struct xio_engine *e)
 {
 	uint64_t one = 1;
 
-	e->canceled = true;
+	__atomic_store_n(&e->canceled, true, __ATOMIC_RELEASE);
 	if (write(e->wake_fd, &one, sizeof(one)) < 0) {
 		/* an eventfd write fails only on overflow: it is signalled already */
 	}

@@ -265,7 +265,7 @@ struct xio_engine {
 	uint32_t nflows;
 	struct xio_flow *flows; /* opts.flows */
 	int wake_fd;            /* eventfd: a stream closed, or a flow of the read failed */
-	volatile bool canceled; /* the stream was closed */
+	bool canceled;          /* the stream was closed (atomic) */
 	uint64_t slot_units;    /* most units of a chunk */
 	xio_progress_fn progress;
 	void *progress_arg;

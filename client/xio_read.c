@@ -59,9 +59,9 @@ struct read {
 	struct xio_engine *e;
 	pthread_mutex_t lock;
 	struct dispenser d;     /* under lock */
-	volatile int rc;        /* the first failure of any flow */
+	int rc;                 /* the first failure of any flow (atomic) */
 	struct xio_error *err;  /* the caller's: the first failure's, under lock */
-	volatile unsigned running; /* flows still reading, under lock */
+	unsigned running;       /* flows still reading (atomic) */
 	uint64_t fresh_ns;      /* when some flow last received new units (atomic) */
 	uint64_t fresh_sent_ns; /* when the request they answered went out (atomic) */
 };
@@ -91,7 +91,7 @@ struct job {
 /* Some flow failed: this one stops too. */
 static bool stopped(const struct job *j)
 {
-	return j->rc != 0 || j->rd->rc != 0;
+	return j->rc != 0 || __atomic_load_n(&j->rd->rc, __ATOMIC_ACQUIRE) != 0;
 }
 
 /* The flow's lowest dst index being read: it falls (under the read's lock,
@@ -193,9 +193,9 @@ static void fail_job(struct job *j, int rc)
 	j->rc = rc;
 	pthread_mutex_lock(&rd->lock);
 	if (rd->rc == 0) {
-		rd->rc = rc;
 		if (rd->err)
 			*rd->err = j->own_err;
+		__atomic_store_n(&rd->rc, rc, __ATOMIC_RELEASE);
 		if (rd->e->nflows > 1) {
 			uint64_t one = 1;
 
@@ -671,7 +671,8 @@ static void run_flow(struct job *j, bool reporter)
 	j->last_fresh_ns = xio_now_ns();
 	fill_window(j, j->last_fresh_ns);
 	xio_conn_flush(&e->conn, &e->st.refused);
-	while (!stopped(j) && (j->active > 0 || (reporter && j->rd->running > 1))) {
+	while (!stopped(j) &&
+	       (j->active > 0 || (reporter && __atomic_load_n(&j->rd->running, __ATOMIC_ACQUIRE) > 1))) {
 		uint64_t deadline = UINT64_MAX;
 		bool drained = receive(j);
 
@@ -692,7 +693,7 @@ static void run_flow(struct job *j, bool reporter)
 		rc = xio_conn_wait(&e->conn, j->rd->e->wake_fd, deadline, j->err);
 		if (rc < 0)
 			fail_job(j, rc);
-		else if (rc == 2 && j->rd->e->canceled)
+		else if (rc == 2 && __atomic_load_n(&j->rd->e->canceled, __ATOMIC_ACQUIRE))
 			fail_job(j, xio_fail(j->err, XIO_ECANCELED, "%s: canceled", j->path));
 	}
 	for (uint32_t i = 0; i < j->opts->window; i++)
@@ -700,9 +701,7 @@ static void run_flow(struct job *j, bool reporter)
 	e->inflight = 0;
 	e->nwatch = 0;
 	__atomic_store_n(&e->low, UINT64_MAX, __ATOMIC_RELEASE);
-	pthread_mutex_lock(&j->rd->lock);
-	j->rd->running--;
-	pthread_mutex_unlock(&j->rd->lock);
+	__atomic_sub_fetch(&j->rd->running, 1, __ATOMIC_RELEASE);
 }
 
 static void *flow_thread(void *arg)
@@ -756,7 +755,7 @@ int xio_engine_readv(struct xio_engine *e, const char *path, const struct xio_sp
 	if (!dst || rd.d.total == 0)
 		return xio_fail(err, XIO_EARG, "%s: nothing to read into (count %llu)", path,
 				(unsigned long long)rd.d.total);
-	if (e->canceled)
+	if (__atomic_load_n(&e->canceled, __ATOMIC_ACQUIRE))
 		return xio_fail(err, XIO_ECANCELED, "%s: canceled", path);
 	drain_wake(e);
 	if (count_chunks(&rd.d, chunk) < nflows)
@@ -777,9 +776,8 @@ int xio_engine_readv(struct xio_engine *e, const char *path, const struct xio_sp
 	/* flows 1.. on threads of their own, flow 0 on the caller's */
 	for (uint32_t i = 1; i < nflows; i++)
 		if (pthread_create(&jobs[i].thread, NULL, flow_thread, &jobs[i]) != 0) {
-			pthread_mutex_lock(&rd.lock);
-			rd.running -= nflows - i; /* fewer flows: the dispenser serves the rest */
-			pthread_mutex_unlock(&rd.lock);
+			/* fewer flows: the dispenser serves the rest */
+			__atomic_sub_fetch(&rd.running, nflows - i, __ATOMIC_RELEASE);
 			nflows = i;
 			break;
 		}

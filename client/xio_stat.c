@@ -107,7 +107,7 @@ int xio_engine_stat(struct xio_engine *eng, const char *path, struct xio_stat *s
 				   last + xio_rtt_timeout(&e->rtt, fails) * 1000, err);
 		if (rc < 0)
 			return rc;
-		if (rc == 2 && eng->canceled)
+		if (rc == 2 && __atomic_load_n(&eng->canceled, __ATOMIC_ACQUIRE))
 			return xio_fail(err, XIO_ECANCELED, "%s: canceled", path);
 		if (rc == 0) {
 			e->st.timeouts++;
