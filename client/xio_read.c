@@ -1,18 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * xio_read.c: the windowed read. The spans asked for (one range, or many
- * ranges of one file) are cut into chunks, none crossing the end of a
- * span; up to `window` of them are asked for at once, each by a
- * READ_REQUEST, and each is placed at its span's offset in the caller's
- * memory. Every
- * answer datagram is checked (header, dtype and length, CRC32C as it
- * arrived, the request it answers and that request's range) and placed at
- * its first_token: UINT16 payloads (narrowed on the way) are copied,
- * INT32 payloads are narrowed here by the stage core's SIMD kernels. Only
- * units not received yet are placed and counted, so duplicates and late
- * answers change nothing. A chunk whose answer stops for a timeout (the
- * adaptive one of xio_rtt.c) is asked again for exactly its missing
- * ranges, with new stream_ids, until `retries` timeouts in a row bring
- * nothing.
+ * xio_read.c: the windowed read over flows. The spans asked for (one
+ * range, or many ranges of one file) are handed out as chunks by one
+ * dispenser, none crossing the end of a span; each flow (a socket, flow 0
+ * on the caller's thread, the others on threads of their own) takes a
+ * chunk whenever its congestion window (xio_cc.c) has room and one of its
+ * `window` slots is free, asks for it by a READ_REQUEST sized to that room,
+ * and places it at its span's offset in the caller's memory. Every answer
+ * datagram is checked (header, dtype and length, CRC32C as it arrived, the
+ * request it answers and that request's range) and placed at its
+ * first_token: UINT16 payloads (narrowed on the way) are copied, INT32
+ * payloads are narrowed here by the stage core's SIMD kernels. Only units
+ * not received yet are placed and counted, so duplicates and late answers
+ * change nothing. A hole an answer leaves behind it is asked again at once
+ * when 3 datagrams have passed it, or when the answer reached its end and
+ * a little time passed (RFC 9002's packet and time thresholds); a chunk
+ * whose answer stops for a timeout (the adaptive one of xio_rtt.c) is
+ * asked again for exactly its missing ranges, with new stream_ids, until
+ * `retries` timeouts in a row bring nothing. The first failure of any
+ * flow ends the read.
  */
 #include <stdio.h>
 #include <string.h>
