@@ -180,6 +180,22 @@ struct xio_req *xio_flow_new_req(struct xio_flow *f)
 	return r;
 }
 
+struct xio_req *xio_flow_request(struct xio_flow *f, uint8_t opcode, uint64_t first,
+				 uint32_t count, uint16_t max_count, uint8_t options,
+				 const char *path, size_t path_len, uint64_t now)
+{
+	struct xio_req *r = xio_flow_new_req(f);
+	uint8_t *buf = xio_conn_tx_buf(&f->conn, &f->st.refused);
+	size_t len = xio_request_build(buf, XIO_TX_SLOT, opcode, r->id, first, count, max_count,
+				       options, path, path_len);
+
+	xio_conn_tx_commit(&f->conn, len);
+	r->opcode = opcode;
+	r->sent_ns = now;
+	f->st.requests++;
+	return r;
+}
+
 struct xio_req *xio_flow_find_req(struct xio_flow *f, uint32_t id)
 {
 	struct xio_req *r = &f->reqs[id % XIO_REQ_TABLE];

@@ -113,33 +113,25 @@ static void update_low(struct job *j)
 
 enum why { FIRST_TRY, GAP, TIMEOUT }; /* why a request is sent */
 
-/* Builds and queues one READ_REQUEST: the one place a request's bytes are
- * made. */
+/* Asks for units [a, b) of slot's chunk. */
 static void send_request(struct job *j, uint32_t slot, uint64_t a, uint64_t b, enum why why,
 			 uint64_t now)
 {
 	struct xio_flow *e = j->f;
-	struct xio_req *r = xio_flow_new_req(e);
-	uint8_t *buf = xio_conn_tx_buf(&e->conn, &e->st.refused);
 	uint32_t max_count = j->opts->max_count;
 	uint8_t options = (uint8_t)((j->raw ? XIO_OPT_RAW : 0) | (j->opts->crc ? XIO_OPT_CRC : 0));
-	size_t len;
+	struct xio_req *r;
 
 	if (j->raw && max_count) /* RAW answers count bytes */
 		max_count = max_count * 4 > 65535 ? 65535 : max_count * 4;
-	len = xio_request_build(buf, XIO_TX_SLOT, XIO_OP_READ_REQUEST, r->id, a, (uint32_t)(b - a),
-				(uint16_t)max_count, options, j->path, j->path_len);
-	xio_conn_tx_commit(&e->conn, len);
-	r->opcode = XIO_OP_READ_REQUEST;
+	r = xio_flow_request(e, XIO_OP_READ_REQUEST, a, (uint32_t)(b - a), (uint16_t)max_count,
+			     options, j->path, j->path_len, now);
 	r->first_try = why == FIRST_TRY;
 	r->slot = slot;
 	r->chunk_seq = e->slots[slot].chunk_seq;
 	r->a = a;
 	r->b = b;
 	r->expect = a;
-	r->end_ns = 0;
-	r->sent_ns = now;
-	e->st.requests++;
 	e->st.re_requests += why != FIRST_TRY;
 	e->st.gap_re_requests += why == GAP;
 	e->st.timeout_re_requests += why == TIMEOUT;
