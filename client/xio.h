@@ -80,7 +80,7 @@ XIO_API const char *xio_code_name(int code);
 struct xio_opts {
 	uint32_t chunk_tokens; /* most tokens per READ_REQUEST, 1..16777216 (262144) */
 	uint32_t window;       /* READ_REQUESTs outstanding at once per flow, at most:
-				  the congestion window decides how many, 1..256 (8) */
+				  the congestion window decides how many, 1..256 (32) */
 	uint32_t timeout_ms;   /* first timeout, and ceiling of the adaptive one (500) */
 	uint32_t retries;      /* re-requests of a range that brings nothing, before
 				  giving up (8): a dead server fails after at most

@@ -31,7 +31,7 @@ void xio_opts_init(struct xio_opts *o)
 {
 	*o = (struct xio_opts){
 		.chunk_tokens = 262144,
-		.window = 8,
+		.window = 32,
 		.timeout_ms = 500,
 		.retries = 8,
 		.max_count = 0,
@@ -115,7 +115,6 @@ static int flow_init(struct xio_flow *f, const char *server, const struct xio_op
 int xio_engine_init(struct xio_engine *e, const char *server, const struct xio_opts *o,
 		    struct xio_error *err)
 {
-	uint64_t raw_units = (uint64_t)o->chunk_tokens * 4;
 	int rc;
 
 	memset(e, 0, sizeof(*e));
@@ -124,8 +123,9 @@ int xio_engine_init(struct xio_engine *e, const char *server, const struct xio_o
 	if (rc < 0)
 		return rc;
 	e->opts = *o;
-	/* a RAW chunk counts bytes: as many as the chunk's INT32 tokens */
-	e->slot_units = raw_units > XIO_READ_MAX_COUNT ? XIO_READ_MAX_COUNT : raw_units;
+	/* a RAW chunk counts bytes: chunk_tokens of them, a quarter of a token
+	 * chunk's bytes, so that a slot's bitmap holds chunk_tokens bits */
+	e->slot_units = o->chunk_tokens;
 	e->flows = calloc(o->flows, sizeof(*e->flows));
 	if (!e->flows)
 		return xio_fail(err, XIO_ESYS, "out of memory for %u flows", o->flows);
