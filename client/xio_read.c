@@ -656,7 +656,7 @@ static bool receive(struct job *j)
 	return false;
 }
 
-#define TAIL_POLL_NS 5000000 /* flow 0, done, reports progress while others finish */
+#define TAIL_POLL_NS 250000 /* flow 0, done, reports progress while others finish */
 
 /* One flow's loop: chunks from the dispenser until it is empty and the
  * flow's own chunks are complete, or some flow fails. */
@@ -685,8 +685,13 @@ static void run_flow(struct job *j, bool reporter)
 			report_progress(j);
 		if (stopped(j) || !drained)
 			continue; /* failed, or more waiting to be read */
-		if (j->active == 0) /* done: the other flows are finishing */
+		if (j->active == 0) {
+			/* done: alone, the loop's test ends it; flow 0 polls
+			 * while the other flows finish, to report progress */
+			if (!reporter || __atomic_load_n(&j->rd->running, __ATOMIC_ACQUIRE) <= 1)
+				continue;
 			deadline = xio_now_ns() + TAIL_POLL_NS;
+		}
 		rc = xio_conn_wait(&e->conn, j->rd->e->wake_fd, deadline, j->err);
 		if (rc < 0)
 			fail_job(j, rc);
