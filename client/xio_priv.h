@@ -265,7 +265,7 @@ struct xio_engine {
 	uint32_t nflows;
 	struct xio_flow *flows; /* opts.flows */
 	int wake_fd;            /* eventfd: a stream closed, or a flow of the read failed */
-	volatile bool canceled; /* the stream was closed */
+	bool canceled;          /* the stream was closed (atomic) */
 	uint64_t slot_units;    /* most units of a chunk */
 	xio_progress_fn progress;
 	void *progress_arg;
@@ -282,6 +282,12 @@ XIO_HIDDEN void xio_engine_fini(struct xio_engine *e);
 /* A fresh non-zero stream_id of a flow and its table entry. */
 XIO_HIDDEN struct xio_req *xio_flow_new_req(struct xio_flow *f);
 XIO_HIDDEN struct xio_req *xio_flow_find_req(struct xio_flow *f, uint32_t id);
+/* The one place a request is built: a new stream_id, the request queued
+ * on the flow's socket (sent by xio_conn_flush), its table entry with
+ * opcode and sent_ns filled in, counted in requests. */
+XIO_HIDDEN struct xio_req *xio_flow_request(struct xio_flow *f, uint8_t opcode, uint64_t first,
+					    uint32_t count, uint16_t max_count, uint8_t options,
+					    const char *path, size_t path_len, uint64_t now);
 /* A flow's counters with its timer's state filled in. */
 XIO_HIDDEN void xio_flow_stats(const struct xio_flow *f, struct xio_stats *st);
 /* The engine's: the flows' counters summed (docs/client.md says how the

@@ -55,7 +55,7 @@ struct peer {
 struct script {
 	int fd;
 	pthread_t th;
-	volatile int stop;
+	int stop; /* atomic */
 	enum mode mode;
 	uint64_t file_tokens; /* what the server says the file holds */
 	pthread_mutex_t lock;
@@ -348,7 +348,7 @@ static void *server_main(void *arg)
 	struct script *s = arg;
 	uint8_t b[2048];
 
-	while (!s->stop) {
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
 		struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
 		struct peer p = { .len = sizeof(p.a) };
 		ssize_t n;
@@ -379,7 +379,7 @@ static void start(enum mode mode, uint64_t file_tokens)
 
 static void stop_server(void)
 {
-	srv.stop = 1;
+	__atomic_store_n(&srv.stop, 1, __ATOMIC_RELEASE);
 	pthread_join(srv.th, NULL);
 }
 
