@@ -62,6 +62,7 @@ def isal_flags():
         sys.exit("cuda_feed: ISA-L is not installed and .isal/ holds no libisal2 and "
                  "libisal-dev .deb to unpack (apt-get download libisal2 libisal-dev)")
     root = os.path.join(WORK, "isal")
+    os.makedirs(root, exist_ok=True)
     for d in debs:
         sh(["dpkg-deb", "-x", d, root], check=True)
     libdir = os.path.join(root, "usr", "lib", "x86_64-linux-gnu")
