@@ -186,6 +186,10 @@ live_phase() {
 	live_notes+=("dpu_live$mtu=$(jq -c '{narrowed_packets, dropped_packets, afxdp_lost}' "$LOGS/live$mtu-dpu.json" 2>/dev/null)")
 }
 READ_TOKENS=$((LIVE_MIB * 1024 * 1024 / 4))
+# as many veth queues as the DPU has cores (a NIC's RSS queues; one XDP
+# NAPI thread each): LIVE_QUEUES=1 for the single-queue path of make e2e
+LIVE_QUEUES=${LIVE_QUEUES:-$(($(echo "$DPU_CPUS" | awk -F- '{ print $2 - $1 + 1 }')))}
+[ "$LIVE_QUEUES" -le 1 ] || export NETNS_VETH_QUEUES=$LIVE_QUEUES
 live_setup
 live_phase 1500
 over || live_phase 9000
@@ -194,6 +198,7 @@ over || live_phase 9000
 	echo "# date=$(date -u +%Y-%m-%dT%H:%MZ)"
 	echo "# cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $ncpu cores"
 	echo "# cores=server $SRV_CPUS / DPU $DPU_CPUS / host $HST_CPUS"
+	echo "# veth_queues=$LIVE_QUEUES"
 	echo "# kernel=$(uname -r)"
 	echo "# rounds=$ROUNDS"
 	echo "# mib=$MIB"
