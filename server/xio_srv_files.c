@@ -7,6 +7,7 @@
 #include <linux/openat2.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -14,6 +15,8 @@
 #include "xio_srv_files.h"
 
 #define OPENAT2_TRIES 8 /* EAGAIN: a rename raced the resolution of ".." */
+
+static void drop(struct xio_srv_file *e);
 
 int xio_srv_files_init(struct xio_srv_files *f, int rootfd, unsigned cap)
 {
@@ -32,7 +35,7 @@ void xio_srv_files_fini(struct xio_srv_files *f)
 {
 	for (unsigned i = 0; f->slot && i < f->cap; i++)
 		if (f->slot[i].fd >= 0)
-			close(f->slot[i].fd);
+			drop(&f->slot[i]);
 	free(f->slot);
 	f->slot = NULL;
 }
@@ -96,35 +99,75 @@ static uint64_t path_hash(const char *p, size_t len)
 	return h;
 }
 
-static void fill_info(struct xio_srv_fileinfo *info, int fd, const struct stat *st)
+/* Maps the file's size bytes (again, when it has grown past the mapping).
+ * A failed mmap leaves no mapping: answers then read with preadv. */
+static void map_file(struct xio_srv_file *e)
 {
-	info->fd = fd;
-	info->size = (uint64_t)st->st_size;
-	info->mtime_ns = (uint64_t)st->st_mtim.tv_sec * 1000000000ull + (uint64_t)st->st_mtim.tv_nsec;
+	void *m;
+
+	if (e->map && e->map_len >= e->size)
+		return;
+	if (e->map)
+		munmap((void *)e->map, e->map_len);
+	e->map = NULL;
+	e->map_len = 0;
+	if (e->size == 0 || e->size > SIZE_MAX)
+		return;
+	m = mmap(NULL, (size_t)e->size, PROT_READ, MAP_SHARED, e->fd, 0);
+	if (m == MAP_FAILED)
+		return;
+	e->map = m;
+	e->map_len = e->size;
+}
+
+static void take_stat(struct xio_srv_file *e, const struct stat *st, uint64_t batch)
+{
+	e->size = (uint64_t)st->st_size;
+	e->mtime_ns = (uint64_t)st->st_mtim.tv_sec * 1000000000ull + (uint64_t)st->st_mtim.tv_nsec;
+	e->checked = batch;
+	map_file(e);
+}
+
+static void fill_info(struct xio_srv_fileinfo *info, const struct xio_srv_file *e)
+{
+	*info = (struct xio_srv_fileinfo){ .fd = e->fd, .size = e->size, .mtime_ns = e->mtime_ns,
+					   .map = e->map, .map_len = e->map_len };
 }
 
 static void drop(struct xio_srv_file *e)
 {
+	if (e->map)
+		munmap((void *)e->map, e->map_len);
+	e->map = NULL;
+	e->map_len = 0;
 	close(e->fd);
 	e->fd = -1;
 }
 
-/* The cached entry of path, still the file the path names; NULL on a miss
- * (an entry whose path now names another file is dropped). */
+/* The cached entry of path, still the file the path names as of this
+ * batch; NULL on a miss (an entry whose path now names another file is
+ * dropped). */
 static struct xio_srv_file *lookup(struct xio_srv_files *f, const char *cpath, size_t len,
-				   uint64_t hash, struct stat *st)
+				   uint64_t hash)
 {
+	struct stat st;
+
 	for (unsigned i = 0; i < f->cap; i++) {
 		struct xio_srv_file *e = &f->slot[i];
 
 		if (e->fd < 0 || e->hash != hash || e->path_len != len ||
 		    memcmp(e->path, cpath, len) != 0)
 			continue;
+		if (e->checked == f->batch)
+			return e;
 		/* Only compared with a descriptor opened beneath the root: a path
 		 * that now leads elsewhere misses and goes through openat2. */
-		if (fstatat(f->rootfd, cpath, st, AT_NO_AUTOMOUNT) == 0 && st->st_dev == e->dev &&
-		    st->st_ino == e->ino)
+		f->checks++;
+		if (fstatat(f->rootfd, cpath, &st, AT_NO_AUTOMOUNT) == 0 && st.st_dev == e->dev &&
+		    st.st_ino == e->ino) {
+			take_stat(e, &st, f->batch);
 			return e;
+		}
 		drop(e);
 		return NULL;
 	}
@@ -189,7 +232,7 @@ int xio_srv_files_open(struct xio_srv_files *f, const char *path, size_t len,
 	memcpy(cpath, path, len);
 	cpath[len] = '\0';
 	hash = path_hash(cpath, len);
-	e = lookup(f, cpath, len, hash, &st);
+	e = lookup(f, cpath, len, hash);
 	if (e) {
 		f->hits++;
 	} else {
@@ -201,8 +244,9 @@ int xio_srv_files_open(struct xio_srv_files *f, const char *path, size_t len,
 		*e = (struct xio_srv_file){ .fd = fd, .dev = st.st_dev, .ino = st.st_ino,
 					    .hash = hash, .path_len = (uint16_t)len };
 		memcpy(e->path, cpath, len + 1);
+		take_stat(e, &st, f->batch);
 	}
 	e->used = ++f->tick;
-	fill_info(info, e->fd, &st);
+	fill_info(info, e);
 	return 0;
 }

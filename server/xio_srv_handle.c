@@ -35,6 +35,8 @@ static void answer_read(struct xio_srv_answer *a, uint8_t *out, const struct xio
 	a->kind = XIO_SRV_READ;
 	a->read = (struct xio_srv_read){
 		.fd = fi->fd,
+		.map = fi->map,
+		.map_len = fi->map_len,
 		.opcode = raw ? XIO_OP_DATA_REPLY : XIO_OP_READ_REPLY,
 		.flags = q->options & XIO_OPT_CRC ? XIO_F_HAS_CRC : 0,
 		.dtype = raw ? 0 : XIO_DT_INT32,

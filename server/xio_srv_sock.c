@@ -221,19 +221,28 @@ static size_t put_ctl(uint8_t *ctl, const struct xio_srv_dest *d, uint16_t gso)
 	return used;
 }
 
-/* Message k: bytes at buf to d, dgrams datagrams of gso bytes (gso 0: one). */
-static void put_msg(struct xio_srv_sock *s, unsigned k, uint8_t *buf, size_t len,
-		    unsigned dgrams, uint16_t gso, const struct xio_srv_dest *d)
+/* Message k: the niov iovecs at iov (len bytes) to d, dgrams datagrams of
+ * gso bytes (gso 0: one). */
+static void put_msg(struct xio_srv_sock *s, unsigned k, struct iovec *iov, unsigned niov,
+		    size_t len, unsigned dgrams, uint16_t gso, const struct xio_srv_dest *d)
 {
 	size_t ctl = put_ctl(s->tx_ctl[k], d, gso);
 
-	s->tx_iov[k] = (struct iovec){ .iov_base = buf, .iov_len = len };
 	s->tx_dgrams[k] = dgrams;
+	s->tx_len[k] = len;
 	s->tx[k].msg_hdr = (struct msghdr){
 		.msg_name = (void *)&d->peer, .msg_namelen = d->peer_len,
-		.msg_iov = &s->tx_iov[k], .msg_iovlen = 1,
+		.msg_iov = iov, .msg_iovlen = niov,
 		.msg_control = ctl ? s->tx_ctl[k] : NULL, .msg_controllen = ctl,
 	};
+}
+
+/* Message k: bytes at buf to d (see put_msg). */
+static void put_buf(struct xio_srv_sock *s, unsigned k, uint8_t *buf, size_t len,
+		    unsigned dgrams, uint16_t gso, const struct xio_srv_dest *d)
+{
+	s->tx_iov[2 * k] = (struct iovec){ .iov_base = buf, .iov_len = len };
+	put_msg(s, k, &s->tx_iov[2 * k], 1, len, dgrams, gso, d);
 }
 
 static void report(struct xio_srv_sock *s, const struct msghdr *m, int err, const char *what)
@@ -290,7 +299,8 @@ static void backoff(struct xio_srv_sock *s, int err, unsigned tries)
 }
 
 /* Sends messages [lo, hi). Returns hi, or the message at which the kernel
- * refused GSO (s->gso is then cleared: the caller resends from there). A
+ * refused GSO (s->gso is then cleared: the caller resends from there) or
+ * could not copy the payload (EFAULT: s->tx_err is set, the rest unsent). A
  * message the kernel refuses for want of buffers (ENOBUFS: the device or its
  * queue dropped it; EAGAIN) is tried again after a backoff, up to
  * XIO_SRV_SEND_TRIES times, each retry counted in send_retries; an ICMP error
@@ -318,6 +328,10 @@ static unsigned flush(struct xio_srv_sock *s, unsigned lo, unsigned hi,
 		}
 		if (r >= 0 || err == EINTR)
 			continue;
+		if (err == EFAULT) { /* a payload from a mapping that shrank */
+			s->tx_err = EFAULT;
+			return lo;
+		}
 		if (s->tx_dgrams[lo] > 1 && (err == EIO || err == EINVAL)) {
 			report(s, &s->tx[lo].msg_hdr, err,
 			       "UDP GSO refused (IPsec on the route, no TX checksum offload on older "
@@ -364,7 +378,7 @@ static void sleep_ns(uint64_t ns)
 }
 
 /* Sends messages [0, m), each when the bucket lets it. Returns m, or where
- * GSO was refused. */
+ * GSO was refused or a payload faulted. */
 static unsigned send_paced(struct xio_srv_sock *s, unsigned m, struct xio_srv_pace *pace,
 			   struct xio_srv_counters *c)
 {
@@ -372,7 +386,7 @@ static unsigned send_paced(struct xio_srv_sock *s, unsigned m, struct xio_srv_pa
 
 	if (pace->ns_per_byte > 0) {
 		for (unsigned k = 0; k < m; k++) {
-			uint64_t wait = xio_srv_pace_take(pace, s->tx_iov[k].iov_len, xio_srv_now_ns());
+			uint64_t wait = xio_srv_pace_take(pace, s->tx_len[k], xio_srv_now_ns());
 
 			if (wait == 0)
 				continue;
@@ -390,7 +404,7 @@ void xio_srv_sock_send_replies(struct xio_srv_sock *s, uint8_t *const *bufs, con
 			       struct xio_srv_pace *pace, struct xio_srv_counters *c)
 {
 	for (unsigned k = 0; k < n; k++)
-		put_msg(s, k, bufs[k], lens[k], 1, 0, &dests[k]);
+		put_buf(s, k, bufs[k], lens[k], 1, 0, &dests[k]);
 	send_paced(s, n, pace, c);
 }
 
@@ -402,8 +416,9 @@ static unsigned gso_segs(size_t slot)
 	return n > XIO_SRV_GSO_SEGS ? XIO_SRV_GSO_SEGS : (unsigned)n;
 }
 
-/* Messages for datagrams [from, b->n) of the batch, g datagrams each (the
- * slots are contiguous: one iovec per message). Returns how many. */
+/* Messages for datagrams [from, b->n) of the batch, g datagrams each: one
+ * iovec a message when the datagrams are whole in the train buffer, else a
+ * header and a payload iovec per datagram. Returns how many. */
 static unsigned put_train(struct xio_srv_sock *s, const struct xio_srv_batch *b,
 			  const struct xio_srv_dest *d, unsigned from, unsigned g, unsigned *first)
 {
@@ -412,27 +427,46 @@ static unsigned put_train(struct xio_srv_sock *s, const struct xio_srv_batch *b,
 	for (unsigned i = from; i < b->n; i += g, m++) {
 		unsigned cnt = b->n - i < g ? b->n - i : g;
 		size_t len = (cnt - 1) * b->slot + (i + cnt == b->n ? b->last_len : b->slot);
+		uint16_t gso = cnt > 1 ? (uint16_t)b->slot : 0;
 
 		first[m] = i;
-		put_msg(s, m, b->buf + i * b->slot, len, cnt, cnt > 1 ? (uint16_t)b->slot : 0, d);
+		if (!b->payload) {
+			put_buf(s, m, b->buf + i * b->slot, len, cnt, gso, d);
+			continue;
+		}
+		/* datagram j's iovecs at 2 j: no two messages share one */
+		for (unsigned j = i; j < i + cnt; j++) {
+			s->tx_iov[2 * j] = (struct iovec){ .iov_base = xio_srv_batch_hdr(b, j),
+							   .iov_len = XIO_HDR_LEN };
+			s->tx_iov[2 * j + 1] = (struct iovec){
+				.iov_base = (void *)xio_srv_batch_payload(b, j),
+				.iov_len = (j + 1 == b->n ? b->last_len : b->slot) - XIO_HDR_LEN,
+			};
+		}
+		put_msg(s, m, &s->tx_iov[2 * i], 2 * cnt, len, cnt, gso, d);
 	}
 	return m;
 }
 
-void xio_srv_sock_send_batch(struct xio_srv_sock *s, const struct xio_srv_batch *b,
-			     const struct xio_srv_dest *d, struct xio_srv_pace *pace,
-			     struct xio_srv_counters *c)
+int xio_srv_sock_send_batch(struct xio_srv_sock *s, const struct xio_srv_batch *b,
+			    const struct xio_srv_dest *d, struct xio_srv_pace *pace,
+			    struct xio_srv_counters *c)
 {
 	unsigned first[XIO_SRV_TRAIN_SLOTS];
 	unsigned from = 0;
 
+	s->tx_err = 0;
 	for (;;) {
 		unsigned g = s->gso ? gso_segs(b->slot) : 1;
 		unsigned m = put_train(s, b, d, from, g, first);
 		unsigned done = send_paced(s, m, pace, c);
 
 		if (done == m)
-			return;
+			return 0;
+		if (s->tx_err) {
+			errno = s->tx_err;
+			return -1;
+		}
 		from = first[done]; /* GSO refused: the rest one datagram a message */
 	}
 }

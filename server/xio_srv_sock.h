@@ -58,7 +58,9 @@ struct xio_srv_sock {
 	uint8_t *rx_buf; /* XIO_SRV_RX_BATCH x XIO_SRV_RX_BYTES */
 	/* send batch */
 	struct mmsghdr tx[XIO_SRV_TRAIN_SLOTS];
-	struct iovec tx_iov[XIO_SRV_TRAIN_SLOTS];
+	struct iovec tx_iov[2 * XIO_SRV_TRAIN_SLOTS]; /* message k's from 2 k: header, payload */
+	size_t tx_len[XIO_SRV_TRAIN_SLOTS];           /* bytes of message k */
+	int tx_err; /* EFAULT: a message's payload was not there (the file shrank) */
 	uint8_t tx_ctl[XIO_SRV_TRAIN_SLOTS][XIO_SRV_CTL_BYTES];
 	unsigned tx_dgrams[XIO_SRV_TRAIN_SLOTS]; /* datagrams per message */
 };
@@ -86,8 +88,11 @@ void xio_srv_sock_send_replies(struct xio_srv_sock *s, uint8_t *const *bufs, con
 			       const struct xio_srv_dest *dests, unsigned n,
 			       struct xio_srv_pace *pace, struct xio_srv_counters *c);
 
-/* Sends a batch of a READ answer to d. */
-void xio_srv_sock_send_batch(struct xio_srv_sock *s, const struct xio_srv_batch *b,
+/* Sends a batch of a READ answer to d. Returns 0, or -1 with errno EFAULT
+ * when the kernel could not copy a payload from the file's mapping (the
+ * file shrank under it): that message and the rest of the batch are not
+ * sent, the answer must end in ERROR_REPLY io. */
+int xio_srv_sock_send_batch(struct xio_srv_sock *s, const struct xio_srv_batch *b,
 			     const struct xio_srv_dest *d, struct xio_srv_pace *pace,
 			     struct xio_srv_counters *c);
 

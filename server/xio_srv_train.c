@@ -3,6 +3,7 @@
  * the file (xio_srv_train.h).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -62,13 +63,42 @@ int xio_srv_train_fill(struct xio_srv_train *t, const struct xio_srv_read *r, ui
 	return xio_srv_train_fill_n(t, r, seq0, XIO_SRV_TRAIN_SLOTS, b);
 }
 
+/* The headers of datagrams 0..n of b, header i at hdr + i * stride; the
+ * CRC32C of each payload (at hdr + i * stride + XIO_HDR_LEN) when asked. */
+static void put_headers(const struct xio_srv_read *r, const struct xio_srv_batch *b,
+			uint64_t total, uint8_t *hdr, size_t stride)
+{
+	uint64_t first = r->first + b->seq0 * r->per;
+
+	for (unsigned i = 0; i < b->n; i++) {
+		uint8_t *d = hdr + i * stride;
+		uint32_t count = (uint32_t)((i + 1 < b->n ? b->slot : b->last_len) - XIO_HDR_LEN) /
+				 r->width;
+		struct xio_hdr h = {
+			.opcode = r->opcode,
+			.flags = (uint8_t)(r->flags | (b->seq0 + i + 1 == total ? XIO_F_LAST : 0)),
+			.dtype = r->dtype,
+			.hdr_len = XIO_HDR_LEN,
+			.stream_id = r->stream_id,
+			.seq = (uint32_t)(b->seq0 + i),
+			.first_token = first + (uint64_t)i * r->per,
+			.token_count = count,
+		};
+
+		if (r->flags & XIO_F_HAS_CRC)
+			h.payload_crc = xio_crc32c(d + XIO_HDR_LEN, (size_t)count * r->width);
+		xio_hdr_put(d, &h);
+	}
+}
+
 int xio_srv_train_fill_n(struct xio_srv_train *t, const struct xio_srv_read *r, uint64_t seq0,
 			 unsigned max, struct xio_srv_batch *b)
 {
 	uint64_t total = xio_srv_read_datagrams(r);
 	size_t slot = XIO_HDR_LEN + (size_t)r->per * r->width;
 	uint64_t first = r->first + seq0 * r->per;
-	uint64_t room = t->cap / slot;
+	bool mapped = r->map && !(r->flags & XIO_F_HAS_CRC) && r->end * r->width <= r->map_len;
+	uint64_t room = t->cap / (mapped ? XIO_HDR_LEN : slot);
 	unsigned n;
 
 	if (seq0 >= total)
@@ -83,34 +113,20 @@ int xio_srv_train_fill_n(struct xio_srv_train *t, const struct xio_srv_read *r, 
 		room = max;
 	n = (unsigned)(total - seq0 < room ? total - seq0 : room);
 	*b = (struct xio_srv_batch){ .buf = t->buf, .seq0 = seq0, .n = n, .slot = slot };
-	for (unsigned i = 0; i < n; i++) {
-		uint64_t at = first + (uint64_t)i * r->per;
-		uint64_t count = r->end - at < r->per ? r->end - at : r->per;
-
-		t->iov[i].iov_base = t->buf + i * slot + XIO_HDR_LEN;
-		t->iov[i].iov_len = (size_t)count * r->width;
-		b->file_bytes += count * r->width;
+	b->file_bytes = ((first + (uint64_t)n * r->per < r->end ? first + (uint64_t)n * r->per
+								 : r->end) - first) * r->width;
+	b->last_len = XIO_HDR_LEN + (size_t)(b->file_bytes - (uint64_t)(n - 1) * (slot - XIO_HDR_LEN));
+	if (mapped) {
+		b->payload = r->map + first * r->width;
+		put_headers(r, b, total, t->buf, XIO_HDR_LEN);
+		return (int)n;
 	}
-	b->last_len = XIO_HDR_LEN + t->iov[n - 1].iov_len;
+	for (unsigned i = 0; i < n; i++) {
+		t->iov[i].iov_base = t->buf + i * slot + XIO_HDR_LEN;
+		t->iov[i].iov_len = i + 1 < n ? slot - XIO_HDR_LEN : b->last_len - XIO_HDR_LEN;
+	}
 	if (read_full(r->fd, t->iov, n, first * r->width) < 0)
 		return -1;
-	for (unsigned i = 0; i < n; i++) {
-		uint8_t *d = t->buf + i * slot;
-		uint32_t count = (uint32_t)((i + 1 < n ? slot : b->last_len) - XIO_HDR_LEN) / r->width;
-		struct xio_hdr h = {
-			.opcode = r->opcode,
-			.flags = (uint8_t)(r->flags | (seq0 + i + 1 == total ? XIO_F_LAST : 0)),
-			.dtype = r->dtype,
-			.hdr_len = XIO_HDR_LEN,
-			.stream_id = r->stream_id,
-			.seq = (uint32_t)(seq0 + i),
-			.first_token = first + (uint64_t)i * r->per,
-			.token_count = count,
-		};
-
-		if (r->flags & XIO_F_HAS_CRC)
-			h.payload_crc = xio_crc32c(d + XIO_HDR_LEN, (size_t)count * r->width);
-		xio_hdr_put(d, &h);
-	}
+	put_headers(r, b, total, t->buf, slot);
 	return (int)n;
 }

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * xio_srv_train.h: the datagrams of one READ answer. Owns the chunking of a
  * range into datagrams (consecutive, in seq order, LAST on the last, at most
- * `per` units each) and building them straight from the file: one preadv
- * per batch reads the payloads into a buffer laid out header|payload|
- * header|payload..., so that equal-size slots can leave as one UDP GSO send
- * or one sendmmsg. The CRC32C of each payload (ISA-L) when asked. No
- * allocation after xio_srv_train_init().
+ * `per` units each) and building them straight from the file. From the
+ * file's mapping when there is one: the batch is then the headers alone,
+ * each datagram's payload a slice of the mapping, so that the kernel's copy
+ * into the socket buffer is the only copy and the payload is never touched
+ * here. Otherwise (no mapping, or CRC32C asked, which reads the payload:
+ * from a buffer of ours, never from a mapping that a truncation could take
+ * away) one preadv per batch reads the payloads into a buffer laid out
+ * header|payload|header|payload... Either way equal-size datagrams can
+ * leave as one UDP GSO send. No allocation after xio_srv_train_init().
  */
 #ifndef XIO_SRV_TRAIN_H
 #define XIO_SRV_TRAIN_H
@@ -14,12 +18,16 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "xio_msg.h"
+
 #define XIO_SRV_TRAIN_SLOTS 1024            /* most datagrams per batch (IOV_MAX) */
 #define XIO_SRV_TRAIN_BYTES (2u << 20)      /* batch buffer */
 
 /* A READ answer to send. */
 struct xio_srv_read {
 	int fd;
+	const uint8_t *map; /* the file mapped (xio_srv_fileinfo), or NULL */
+	uint64_t map_len;
 	uint8_t opcode; /* XIO_OP_READ_REPLY, or XIO_OP_DATA_REPLY for a RAW read */
 	uint8_t flags;  /* XIO_F_HAS_CRC or 0; LAST is added on the last datagram */
 	uint8_t dtype;  /* XIO_DT_INT32, or 0 for DATA_REPLY */
@@ -35,17 +43,33 @@ static inline uint64_t xio_srv_read_datagrams(const struct xio_srv_read *r)
 	return (r->end - r->first + r->per - 1) / r->per;
 }
 
-/* A batch of datagrams in the train buffer: datagram i (0..n) of the batch
- * is seq0 + i of the answer, at buf + i * slot, slot bytes long except the
- * batch's last, last_len bytes (shorter only for the answer's last). */
+/* A batch of datagrams: datagram i (0..n) of the batch is seq0 + i of the
+ * answer, slot bytes long except the batch's last, last_len bytes (shorter
+ * only for the answer's last). With payload NULL it is whole in the train
+ * buffer at buf + i * slot; else its header is at buf + i * XIO_HDR_LEN and
+ * its payload at payload + i * (slot - XIO_HDR_LEN) (in the file's
+ * mapping). */
 struct xio_srv_batch {
 	uint8_t *buf;
+	const uint8_t *payload;
 	uint64_t seq0;
 	unsigned n;
 	size_t slot;
 	size_t last_len;
 	uint64_t file_bytes; /* payload bytes, all datagrams */
 };
+
+/* Datagram i of b: its header (XIO_HDR_LEN bytes) and its payload. */
+static inline uint8_t *xio_srv_batch_hdr(const struct xio_srv_batch *b, unsigned i)
+{
+	return b->buf + (size_t)i * (b->payload ? XIO_HDR_LEN : b->slot);
+}
+
+static inline const uint8_t *xio_srv_batch_payload(const struct xio_srv_batch *b, unsigned i)
+{
+	return b->payload ? b->payload + (size_t)i * (b->slot - XIO_HDR_LEN)
+			  : b->buf + (size_t)i * b->slot + XIO_HDR_LEN;
+}
 
 struct xio_srv_train {
 	uint8_t *buf;
@@ -59,8 +83,9 @@ int xio_srv_train_init(struct xio_srv_train *t, size_t cap);
 void xio_srv_train_fini(struct xio_srv_train *t);
 
 /* Builds datagrams seq0, seq0 + 1, ... of r, as many as the buffer holds,
- * into *b. Returns the number built, 0 when seq0 is past the last, or -1
- * when the file could not be read (errno; ENODATA: it ended early;
+ * into *b: from r->map when it holds the range and no CRC is asked, else
+ * read from r->fd. Returns the number built, 0 when seq0 is past the last,
+ * or -1 when the file could not be read (errno; ENODATA: it ended early;
  * EMSGSIZE: one datagram is larger than the buffer). */
 int xio_srv_train_fill(struct xio_srv_train *t, const struct xio_srv_read *r, uint64_t seq0,
 		       struct xio_srv_batch *b);

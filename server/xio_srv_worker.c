@@ -46,7 +46,8 @@ static bool same_client(const struct xio_srv_dest *a, const struct xio_srv_dest 
 }
 
 /* One turn of answer k: at most quota datagrams; a file that cannot be read
- * ends it with ERROR_REPLY io. Returns the UDP payload bytes sent. */
+ * (or that shrank under its mapping while sent) ends it with ERROR_REPLY io.
+ * Returns the UDP payload bytes sent. */
 static uint64_t send_turn(struct xio_srv_worker *w, struct xio_srv_out *o, unsigned quota)
 {
 	struct xio_srv_batch b;
@@ -58,9 +59,16 @@ static uint64_t send_turn(struct xio_srv_worker *w, struct xio_srv_out *o, unsig
 		o->done = true;
 		return 0;
 	}
+	if (n > 0 && xio_srv_sock_send_batch(&w->sock, &b, &o->dest, w->pace, &w->counters) < 0) {
+		/* the file shrank under its mapping: what was sent is exact, the
+		 * rest is not there */
+		queue_reply(w, xio_srv_io_error(&o->read, errno, w->reply[w->nreply]), &o->dest,
+			    XIO_SRV_ANS_ERROR, XIO_E_IO);
+		o->done = true;
+		return 0;
+	}
 	if (n > 0) {
 		XIO_SRV_ADD(w->counters.file_bytes, b.file_bytes);
-		xio_srv_sock_send_batch(&w->sock, &b, &o->dest, w->pace, &w->counters);
 		o->seq += (unsigned)n;
 		o->sent = (unsigned)n;
 	}
@@ -175,8 +183,10 @@ void *xio_srv_worker_main(void *arg)
 			nanosleep(&pause, NULL);
 			continue;
 		}
-		if (n > 0)
+		if (n > 0) {
 			__atomic_store_n(&w->counters.last_rx_ns, xio_srv_now_ns(), __ATOMIC_RELAXED);
+			xio_srv_files_batch(&w->files);
+		}
 		/* once stopping, the answer in hand is the last: the rest of the
 		 * batch is left unanswered, as if it had come after the stop */
 		for (int i = 0; i < n && !__atomic_load_n(w->stop, __ATOMIC_RELAXED); i++) {

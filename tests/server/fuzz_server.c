@@ -142,7 +142,8 @@ static void check_train(const struct xio_request *q, int file, struct xio_srv_tr
 		die("READ answer for the wrong range", f->name);
 	while ((n = xio_srv_train_fill(t, r, seq, &b)) > 0) {
 		for (int i = 0; i < n; i++, seq++) {
-			const uint8_t *d = b.buf + (size_t)i * b.slot;
+			const uint8_t *d = xio_srv_batch_hdr(&b, (unsigned)i);
+			const uint8_t *p = xio_srv_batch_payload(&b, (unsigned)i);
 			size_t len = i + 1 < n ? b.slot : b.last_len;
 			uint64_t cnt = end - at < per ? end - at : per;
 			struct xio_hdr h;
@@ -155,10 +156,10 @@ static void check_train(const struct xio_request *q, int file, struct xio_srv_tr
 			    h.flags != ((at + cnt == end ? XIO_F_LAST : 0) |
 					(q->options & XIO_OPT_CRC ? XIO_F_HAS_CRC : 0)) ||
 			    h.payload_crc != (q->options & XIO_OPT_CRC
-						      ? xio_crc32c(d + XIO_HDR_LEN, len - XIO_HDR_LEN) : 0))
+						      ? xio_crc32c(p, len - XIO_HDR_LEN) : 0))
 				die("answer datagram header", f->name);
 			for (uint64_t k = 0; k < len - XIO_HDR_LEN; k++)
-				if (d[XIO_HDR_LEN + k] != srv_tree_byte(f->salt, at * width + k))
+				if (p[k] != srv_tree_byte(f->salt, at * width + k))
 					die("answer datagram bytes", f->name);
 			at += cnt;
 		}

@@ -291,8 +291,16 @@ static void check_read(const char *name, uint32_t salt, uint64_t n, uint64_t fir
 		       (unsigned long long)first, count, c.a.kind, c.a.error))
 		goto out;
 	while ((got = xio_srv_train_fill(&t, &c.a.read, seq, &b)) > 0) {
+		/* from the file's mapping, but CRC32C from a buffer of ours */
+		if (!XIO_CHECK(!b.payload == !!(options & XIO_OPT_CRC) &&
+			       (!b.payload || (b.payload >= c.a.read.map &&
+					       b.payload + (b.n - 1) * (b.slot - 32) + b.last_len - 32 <=
+						       c.a.read.map + c.a.read.map_len)),
+			       "%s: payload %s the mapping", name, b.payload ? "outside" : "not from"))
+			goto out;
 		for (int i = 0; i < got; i++, seq++) {
-			const uint8_t *d = b.buf + (size_t)i * b.slot;
+			const uint8_t *d = xio_srv_batch_hdr(&b, (unsigned)i);
+			const uint8_t *p = xio_srv_batch_payload(&b, (unsigned)i);
 			size_t dlen = i + 1 < got ? b.slot : b.last_len;
 			uint64_t want_n = end - at < per ? end - at : per;
 			bool last = at + want_n == end;
@@ -312,14 +320,14 @@ static void check_read(const char *name, uint32_t salt, uint64_t n, uint64_t fir
 				       h.token_count, h.flags, dlen, (unsigned long long)at,
 				       (unsigned long long)want_n))
 				goto out;
-			XIO_CHECK(h.payload_crc == (options & XIO_OPT_CRC ? xio_crc32c(d + 32, dlen - 32)
+			XIO_CHECK(h.payload_crc == (options & XIO_OPT_CRC ? xio_crc32c(p, dlen - 32)
 									   : 0u),
 				  "%s datagram %llu: payload_crc", name, (unsigned long long)seq);
 			for (uint64_t k = 0; k < dlen - 32; k++) {
 				uint64_t byte = at * width + k;
 				uint8_t want = srv_tree_byte(salt, byte);
 
-				if (!XIO_CHECK(d[32 + k] == want, "%s datagram %llu: byte %llu",
+				if (!XIO_CHECK(p[k] == want, "%s datagram %llu: byte %llu",
 					       name, (unsigned long long)seq, (unsigned long long)byte))
 					goto out;
 			}
@@ -402,8 +410,19 @@ static void test_cache(void)
 	for (int i = 0; i < 10; i++)
 		XIO_CHECK(xio_srv_files_open(&c.files, "tokens.bin", 10, &fi, &why) == 0 &&
 			  fi.size == 4000, "open %d", i);
-	XIO_CHECK(c.files.opens == 1 && c.files.hits == 9, "opens %llu hits %llu",
-		  (unsigned long long)c.files.opens, (unsigned long long)c.files.hits);
+	XIO_CHECK(c.files.opens == 1 && c.files.hits == 9 && c.files.checks == 0,
+		  "opens %llu hits %llu checks %llu", (unsigned long long)c.files.opens,
+		  (unsigned long long)c.files.hits, (unsigned long long)c.files.checks);
+	/* one fstatat per file per receive batch, however many requests */
+	for (int b = 0; b < 3; b++) {
+		xio_srv_files_batch(&c.files);
+		for (int i = 0; i < 5; i++)
+			XIO_CHECK(xio_srv_files_open(&c.files, "tokens.bin", 10, &fi, &why) == 0 &&
+				  fi.size == 4000 && fi.map && fi.map_len == 4000 &&
+				  fi.map[17] == srv_tree_byte(1, 17), "batch %d open %d", b, i);
+	}
+	XIO_CHECK(c.files.opens == 1 && c.files.checks == 3, "opens %llu checks %llu",
+		  (unsigned long long)c.files.opens, (unsigned long long)c.files.checks);
 	/* replaced on disk (rename over it): the new file, a new descriptor */
 	srv_tree_write(rootp, "new.tmp", 8000, 5);
 	snprintf(tmp, sizeof(tmp), "%s/new.tmp", rootp);
@@ -412,6 +431,11 @@ static void test_cache(void)
 	XIO_CHECK(xio_srv_files_open(&c.files, "repl.bin", 8, &fi, &why) == 0 && fi.size == 4000,
 		  "repl.bin before");
 	XIO_CHECK(rename(tmp, path) == 0, "rename");
+	/* not seen by the batch that already checked the path ... */
+	XIO_CHECK(xio_srv_files_open(&c.files, "repl.bin", 8, &fi, &why) == 0 && fi.size == 4000,
+		  "repl.bin checked twice in one batch");
+	/* ... by the next one */
+	xio_srv_files_batch(&c.files);
 	XIO_CHECK(xio_srv_files_open(&c.files, "repl.bin", 8, &fi, &why) == 0 && fi.size == 8000 &&
 		  fstat(fi.fd, &st) == 0 && st.st_size == 8000, "replaced file not seen: size %llu",
 		  (unsigned long long)fi.size);
@@ -420,10 +444,12 @@ static void test_cache(void)
 	/* replaced by a link out of the root: refused, the old descriptor dropped */
 	unlink(path);
 	XIO_CHECK(symlink("../outside.bin", path) == 0, "symlink");
+	xio_srv_files_batch(&c.files);
 	XIO_CHECK(xio_srv_files_open(&c.files, "repl.bin", 8, &fi, &why) == XIO_E_ACCESS,
 		  "link out of the root through the cache");
 	/* removed: not_found */
 	unlink(path);
+	xio_srv_files_batch(&c.files);
 	XIO_CHECK(xio_srv_files_open(&c.files, "repl.bin", 8, &fi, &why) == XIO_E_NOT_FOUND,
 		  "removed file");
 	/* grown in place: the same descriptor, the new size */
@@ -432,8 +458,25 @@ static void test_cache(void)
 		  "grow.bin");
 	fd = fi.fd;
 	srv_tree_write(rootp, "grow.bin", 800, 6); /* truncates and rewrites: same inode */
+	xio_srv_files_batch(&c.files);
 	XIO_CHECK(xio_srv_files_open(&c.files, "grow.bin", 8, &fi, &why) == 0 && fi.size == 800 &&
-		  fi.fd == fd, "file grown in place: size %llu", (unsigned long long)fi.size);
+		  fi.fd == fd && fi.map_len == 800 && fi.map[799] == srv_tree_byte(6, 799),
+		  "file grown in place: size %llu, mapped %llu", (unsigned long long)fi.size,
+		  (unsigned long long)fi.map_len);
+	/* shrunk in place: the new size, the mapping kept (it holds more) */
+	snprintf(path, sizeof(path), "%s/grow.bin", rootp);
+	XIO_CHECK(truncate(path, 400) == 0, "truncate: %s", strerror(errno));
+	xio_srv_files_batch(&c.files);
+	XIO_CHECK(xio_srv_files_open(&c.files, "grow.bin", 8, &fi, &why) == 0 && fi.size == 400 &&
+		  fi.fd == fd && fi.map_len == 800, "file shrunk: size %llu, mapped %llu",
+		  (unsigned long long)fi.size, (unsigned long long)fi.map_len);
+	/* grown past the mapping: mapped again */
+	srv_tree_write(rootp, "grow.bin", 1200, 8);
+	xio_srv_files_batch(&c.files);
+	XIO_CHECK(xio_srv_files_open(&c.files, "grow.bin", 8, &fi, &why) == 0 && fi.size == 1200 &&
+		  fi.fd == fd && fi.map_len == 1200 && fi.map[1199] == srv_tree_byte(8, 1199),
+		  "file grown past its mapping: size %llu, mapped %llu", (unsigned long long)fi.size,
+		  (unsigned long long)fi.map_len);
 	/* bounded: 4 slots, 10 files, the least recently used evicted */
 	for (int i = 0; i < 10; i++) {
 		snprintf(name, sizeof(name), "c%d.bin", i);
@@ -599,27 +642,39 @@ static void send_train(bool gso, int family, uint16_t port, bool refuse)
 	xio_srv_pace_init(&pace, 0);
 	call_init(&c, 2);
 	xio_srv_train_init(&t, 10 * (32 + 37 * 4));
-	call_req(&c, XIO_OP_READ_REQUEST, 42, 0, 1000, 37, XIO_OPT_CRC, "tokens.bin", 10, 1440);
-	while ((n = xio_srv_train_fill(&t, &c.a.read, seq, &b)) > 0) {
-		xio_srv_sock_send_batch(s, &b, &d, &pace, &cnt);
-		seq += (unsigned)n;
-	}
-	XIO_CHECK(cnt.datagrams == 28 && cnt.send_errors == 0 && cnt.bytes == 28 * 32 + 4000,
-		  "sent %llu datagrams, %llu bytes, %llu errors", (unsigned long long)cnt.datagrams,
-		  (unsigned long long)cnt.bytes, (unsigned long long)cnt.send_errors);
-	for (seq = 0; seq < 28; seq++) {
-		ssize_t len = recv(cfd, dg, sizeof(dg), MSG_DONTWAIT);
-		struct xio_hdr h;
-		uint32_t want = seq == 27 ? 1000 - 27 * 37 : 37;
+	/* CRC32C: read into the train buffer; none: sent from the mapping */
+	for (int pass = 0; pass < 2; pass++) {
+		uint8_t opt = pass == 0 ? XIO_OPT_CRC : 0;
 
-		if (!XIO_CHECK(len == 32 + 4 * want && xio_hdr_parse(dg, (size_t)len, &h) == 0 &&
-			       h.seq == seq && h.first_token == at && h.token_count == want &&
-			       h.payload_crc == xio_crc32c(dg + 32, 4 * want) &&
-			       (h.flags & XIO_F_LAST) == (seq == 27),
-			       "%s %s: datagram %llu: %zd bytes", gso ? "GSO" : "sendmmsg", addr,
-			       (unsigned long long)seq, len))
-			break;
-		at += want;
+		seq = at = 0;
+		call_req(&c, XIO_OP_READ_REQUEST, 42, 0, 1000, 37, opt, "tokens.bin", 10, 1440);
+		while ((n = xio_srv_train_fill(&t, &c.a.read, seq, &b)) > 0) {
+			XIO_CHECK(xio_srv_sock_send_batch(s, &b, &d, &pace, &cnt) == 0 &&
+				  !b.payload == (pass == 0), "send_batch: %s", strerror(errno));
+			seq += (unsigned)n;
+		}
+		XIO_CHECK(cnt.datagrams == 28 * (pass + 1u) && cnt.send_errors == 0 &&
+			  cnt.bytes == (pass + 1u) * (28 * 32 + 4000),
+			  "sent %llu datagrams, %llu bytes, %llu errors",
+			  (unsigned long long)cnt.datagrams, (unsigned long long)cnt.bytes,
+			  (unsigned long long)cnt.send_errors);
+		for (seq = 0; seq < 28; seq++) {
+			ssize_t len = recv(cfd, dg, sizeof(dg), MSG_DONTWAIT);
+			struct xio_hdr h;
+			uint32_t want = seq == 27 ? 1000 - 27 * 37 : 37;
+			bool bytes_ok = len == 32 + 4 * want;
+
+			for (uint32_t k = 0; bytes_ok && k < 4 * want; k++)
+				bytes_ok = dg[32 + k] == srv_tree_byte(1, at * 4 + k);
+			if (!XIO_CHECK(bytes_ok && xio_hdr_parse(dg, (size_t)len, &h) == 0 &&
+				       h.seq == seq && h.first_token == at && h.token_count == want &&
+				       h.payload_crc == (opt ? xio_crc32c(dg + 32, 4 * want) : 0) &&
+				       (h.flags & XIO_F_LAST) == (seq == 27),
+				       "%s %s %s: datagram %llu: %zd bytes", gso ? "GSO" : "sendmmsg",
+				       opt ? "CRC" : "mapped", addr, (unsigned long long)seq, len))
+				break;
+			at += want;
+		}
 	}
 	XIO_CHECK(recv(cfd, dg, sizeof(dg), MSG_DONTWAIT) < 0, "more than 28 datagrams");
 	XIO_CHECK(s->gso == (gso && !refuse), "GSO %s after the train", s->gso ? "on" : "off");

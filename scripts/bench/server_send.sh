@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# scripts/bench/server_send.sh: what xio-server's READ answers cost, on
+# loopback. A 256 MB INT32 file in /dev/shm; per round: xio-fetch --flows 2
+# of the whole file (tokens/s, and the server's user + system CPU per token
+# from /proc/PID/stat), then a random read through the Python client
+# (read_ranges of 256 ranges of 2048 tokens at random firsts) against the same
+# 256 ranges laid end to end from token 0 and a whole-file read, tokens/s;
+# and a TCP read of the file (build/bench/xio-tcp-server, sendfile, and
+# xio-tcp-read), its server's CPU per token too.
+#   scripts/bench/server_send.sh [SERVER_BIN ...]   (default build/xio-server)
+# Rounds: ROUNDS (3); every server binary named is run in every round, so
+# that their figures come from the same conditions. Prints one line per run.
+set -euo pipefail
+BUILD=${BUILD:-build}
+ROUNDS=${ROUNDS:-3}
+PORT=${PORT:-7931}
+TPORT=${TPORT:-7932}
+SERVERS=("$@")
+[ ${#SERVERS[@]} -gt 0 ] || SERVERS=("$BUILD/xio-server")
+PY=/usr/bin/python3
+work=$(mktemp -d /dev/shm/xio-srvsend.XXXXXX)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+mkdir -p "$work/root"
+$PY -c "
+import numpy as np
+np.random.default_rng(1).integers(0, 65536, size=64 << 20, dtype=np.int32).tofile('$work/root/tok.bin')"
+TOKENS=$((64 << 20))
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+HZ=$(getconf CLK_TCK)
+
+for ((r = 1; r <= ROUNDS; r++)); do
+	for srv in "${SERVERS[@]}"; do
+		"$srv" --root "$work/root" --bind 127.0.0.1 --port $PORT --allow 127.0.0.1 \
+			>"$work/srv.log" 2>&1 &
+		sp=$!
+		pids+=("$sp")
+		sleep 0.3
+		c0=$(cpu_ticks $sp)
+		t0=$(date +%s.%N)
+		"$BUILD/xio-fetch" --server 127.0.0.1:$PORT tok.bin --out "$work/out.u16" --flows 2 --quiet
+		t1=$(date +%s.%N)
+		c1=$(cpu_ticks $sp)
+		rm -f "$work/out.u16"
+		awk -v s="$srv" -v r=$r -v t0=$t0 -v t1=$t1 -v c=$((c1 - c0)) -v hz=$HZ -v n=$TOKENS \
+			'BEGIN { printf "%s round %d fetch --flows 2: %.0f Mtok/s, server CPU %.2f ns/token\n",
+				 s, r, n / (t1 - t0) / 1e6, c / hz * 1e9 / n }'
+		c0=$(cpu_ticks $sp)
+		PYTHONPATH=client/python $PY - "$PORT" "$TOKENS" "$srv" "$r" <<'PYEOF'
+import random, sys, time
+import xio
+port, n, srv, rnd = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+c = xio.Client(f"127.0.0.1:{port}")
+rng = random.Random(rnd)
+def rate(ranges, reps=8):
+    best = 0.0
+    for _ in range(reps):
+        t = time.perf_counter()
+        a = c.read_ranges("tok.bin", ranges)
+        dt = time.perf_counter() - t
+        best = max(best, len(a) / dt)
+    return best
+rand = [(rng.randrange(0, n - 2048), 2048) for _ in range(256)]
+seq = [(i * 2048, 2048) for i in range(256)]
+rr, sr = rate(rand), rate(seq)
+t = time.perf_counter(); a = c.read("tok.bin"); whole = len(a) / (time.perf_counter() - t)
+print(f"{srv} round {rnd} read_ranges 256 x 2048: random {rr/1e6:.1f} Mtok/s, "
+      f"sequential ranges {sr/1e6:.1f} Mtok/s (random/sequential {rr/sr:.2f}), "
+      f"whole file {whole/1e6:.0f} Mtok/s (random/whole {rr/whole:.3f})")
+PYEOF
+		kill -INT $sp; wait $sp || true
+	done
+	if [ -x "$BUILD/bench/xio-tcp-server" ]; then
+		"$BUILD/bench/xio-tcp-server" --root "$work/root" --bind 127.0.0.1 --port $TPORT \
+			>"$work/tcp.log" 2>&1 &
+		tp=$!
+		pids+=("$tp")
+		sleep 0.3
+		c0=$(cpu_ticks $tp)
+		t0=$(date +%s.%N)
+		"$BUILD/bench/xio-tcp-read" --server 127.0.0.1:$TPORT tok.bin --out "$work/out.u16" \
+			--streams 2 >/dev/null
+		t1=$(date +%s.%N)
+		c1=$(cpu_ticks $tp)
+		rm -f "$work/out.u16"
+		kill $tp; wait $tp 2>/dev/null || true
+		awk -v r=$r -v t0=$t0 -v t1=$t1 -v c=$((c1 - c0)) -v hz=$HZ -v n=$TOKENS \
+			'BEGIN { printf "tcp round %d 2 streams: %.0f Mtok/s, server CPU %.2f ns/token\n",
+				 r, n / (t1 - t0) / 1e6, c / hz * 1e9 / n }'
+	fi
+done
