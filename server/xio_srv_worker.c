@@ -52,6 +52,7 @@ static uint64_t send_turn(struct xio_srv_worker *w, struct xio_srv_out *o, unsig
 {
 	struct xio_srv_batch b;
 	int n = xio_srv_train_fill_n(&w->train, &o->read, o->seq, quota, &b);
+	uint64_t dgrams0 = w->counters.datagrams, bytes0 = w->counters.bytes;
 
 	if (n < 0) {
 		queue_reply(w, xio_srv_io_error(&o->read, errno, w->reply[w->nreply]), &o->dest,
@@ -60,8 +61,10 @@ static uint64_t send_turn(struct xio_srv_worker *w, struct xio_srv_out *o, unsig
 		return 0;
 	}
 	if (n > 0 && xio_srv_sock_send_batch(&w->sock, &b, &o->dest, w->pace, &w->counters) < 0) {
-		/* the file shrank under its mapping: what was sent is exact, the
-		 * rest is not there */
+		/* the file shrank under its mapping: the datagrams before the
+		 * fault are sent (their file bytes counted), the rest not */
+		XIO_SRV_ADD(w->counters.file_bytes, (w->counters.bytes - bytes0) -
+						    (w->counters.datagrams - dgrams0) * XIO_HDR_LEN);
 		queue_reply(w, xio_srv_io_error(&o->read, errno, w->reply[w->nreply]), &o->dest,
 			    XIO_SRV_ANS_ERROR, XIO_E_IO);
 		o->done = true;

@@ -13,7 +13,10 @@
 #    counter, to what the clients' datagrams make it;
 #  - io over the wire (a sysfs file shorter than its size) and --idle-exit;
 #  - --rate: a read no faster than the rate allows; SIGTERM in the middle
-#    of a train: the train finishes, exit 0; --duration.
+#    of a train: the train finishes, exit 0; --duration;
+#  - a file truncated in place while its answer is paced out: the datagrams
+#    sent exact, then ERROR_REPLY io; the server still serving, its counters
+#    exact.
 #
 #   e2e.sh BUILD
 set -u
@@ -147,6 +150,24 @@ else
 	show "$work/r2.log"
 fi
 run "rate stats JSON" "${client[@]}" check --stats "$work/rate.json" "$work/r1" "$work/r2"
+
+# --- a file truncated under a paced answer --------------------------------------
+# READ answers go out from the file's mapping: a file cut to 1 MiB + 1000 bytes
+# while its 8 MiB answer is paced out at 0.1 Gbit/s faults in the kernel's copy
+# (EFAULT, not SIGBUS): ERROR_REPLY io, the server unharmed and its counters
+# exact.
+cp "$root/tokens.bin" "$root/cut.bin"
+cp "$root/tokens.bin" "$work/cut.orig"
+start cut "$srv" --root "$root" --port $((port + 4)) --bind 127.0.0.1 --allow 127.0.0.1 \
+	--rate 0.1 --stats-json "$work/cut.json"
+cut=$pid
+run "a file truncated during its READ" "${c4[@]/$port/$((port + 4))}" --tally "$work/k1" \
+	truncate --path cut.bin --compare "$work/cut.orig" --file "$root/cut.bin" \
+	--keep $(((1 << 20) + 1000))
+run "still serving after the truncation" "${c4[@]/$port/$((port + 4))}" --tally "$work/k2" \
+	read --path dir/nested.bin --compare "$root/dir/nested.bin"
+stop "$cut" cut
+run "truncation stats JSON" "${client[@]}" check --stats "$work/cut.json" "$work/k1" "$work/k2"
 
 "$srv" --root "$root" --port $((port + 3)) --duration 0.5 --stats-json "$work/d.json" \
 	>/dev/null 2>&1

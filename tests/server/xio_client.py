@@ -331,6 +331,59 @@ def cmd_expect(args):
     print("xio_client: %s: ERROR_REPLY %s" % (args.path, args.code))
 
 
+def cmd_truncate(args):
+    """A READ of the whole file that is truncated to --keep bytes (a whole
+    number of tokens, not of pages) once its first datagram is in: the
+    datagrams come in order, exact up to --keep (the page that holds the new
+    end reads as zeros past it), and the answer ends in ERROR_REPLY io, not
+    LAST."""
+    c = Client(args)
+    (size, _), code = c.stat(args.path)
+    if code:
+        fail("STAT %s: ERROR_REPLY %s" % (args.path, ERRORS.get(code)))
+    with open(args.compare, "rb") as f:
+        want = f.read()
+    units, keep = size // 4, args.keep
+    page_end = -(-keep // 4096) * 4096
+    sid = c.stream_id()
+    c.send(request(READ_REQUEST, sid, args.path, 0, units))
+    c.tally.sent_request(READ_REQUEST)
+    seq, at, cut = 0, 0, False
+    while True:
+        dg = c.recv()
+        if dg is None:
+            fail("READ %s: nothing after datagram %d" % (args.path, seq))
+        h = parse(dg)
+        if h["opcode"] == ERROR_REPLY:
+            check_error(c, dg, sid, 0, 6, "READ %s truncated to %d" % (args.path, keep))
+            break
+        where = "READ %s datagram %d" % (args.path, seq)
+        payload = dg[HDR:]
+        if h["opcode"] != READ_REPLY or h["seq"] != seq or h["first"] != at or \
+                len(payload) != 4 * h["count"] or h["stream_id"] != sid:
+            fail("%s: %r of %d bytes" % (where, h, len(dg)))
+        if h["flags"] & LAST:
+            fail("%s: LAST: the whole file was sent before the truncation" % where)
+        lo, hi = 4 * at, 4 * at + len(payload)
+        exact = want[lo:min(hi, keep)] + bytes(max(0, min(hi, page_end) - max(lo, keep)))
+        if hi > page_end:
+            fail("%s: bytes [%d, %d) sent past the page of the new end %d" % (where, lo, hi, keep))
+        if payload != exact:
+            fail("%s: bytes [%d, %d) differ from the file's" % (where, lo, hi))
+        c.tally.got(dg, len(payload))
+        if not cut:
+            os.truncate(args.file, keep)
+            cut = True
+        seq += 1
+        at += h["count"]
+    (size, _), code = c.stat(args.path)
+    if code or size != keep:
+        fail("STAT %s after the truncation: size %s, code %s" % (args.path, size, code))
+    c.tally.save(args.tally)
+    print("xio_client: %s truncated to %d during its READ: %d datagrams exact, then "
+          "ERROR_REPLY io" % (args.path, keep, seq))
+
+
 def cmd_errors(args):
     c = Client(args)
     for (op, path, first, count), code in error_cases():
@@ -547,12 +600,18 @@ def main():
     f = sub.add_parser("refused")
     f.add_argument("--count", type=int, default=50)
     f.add_argument("--path", default="tokens.bin")
+    t = sub.add_parser("truncate")
+    t.add_argument("--path", required=True)
+    t.add_argument("--compare", required=True, help="a copy of the file as it was")
+    t.add_argument("--file", required=True, help="the file itself, truncated")
+    t.add_argument("--keep", type=int, required=True)
     k = sub.add_parser("check")
     k.add_argument("--stats", required=True)
     k.add_argument("tally", nargs="+")
     args = p.parse_args()
     {"read": cmd_read, "errors": cmd_errors, "expect": cmd_expect, "hostile": cmd_hostile,
-     "refused": cmd_refused, "check": cmd_check}[args.cmd](args)
+     "refused": cmd_refused, "check": cmd_check,
+     "truncate": cmd_truncate}[args.cmd](args)
 
 
 if __name__ == "__main__":
