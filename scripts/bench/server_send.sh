@@ -2,12 +2,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # scripts/bench/server_send.sh: what xio-server's READ answers cost, on
 # loopback. A 256 MB INT32 file in /dev/shm; per round: xio-fetch --flows 2
-# of the whole file (tokens/s, and the server's user + system CPU per token
-# from /proc/PID/stat), then a random read through the Python client
-# (read_ranges of 256 ranges of 2048 tokens at random firsts) against the same
-# 256 ranges laid end to end from token 0 and a whole-file read, tokens/s;
-# and a TCP read of the file (build/bench/xio-tcp-server, sendfile, and
-# xio-tcp-read), its server's CPU per token too.
+# of the whole file, 3 times (tokens/s, and the server's CPU time per token:
+# the sum of its threads' on-CPU nanoseconds, /proc/PID/task/*/schedstat,
+# user and system alike), then a random read through the Python client
+# (read_ranges of 256 ranges of 2048 tokens at random firsts, best of 8)
+# against the same 256 ranges laid end to end from token 0 and a whole-file
+# read, tokens/s, and the server's CPU time per request of the random reads;
+# and a TCP read of the file, 3 times (build/bench/xio-tcp-server, sendfile,
+# and xio-tcp-read --streams 2), its server's CPU per token too (from
+# /proc/PID/stat: its threads end with their connections).
 #   scripts/bench/server_send.sh [SERVER_BIN ...]   (default build/xio-server)
 # Rounds: ROUNDS (3); every server binary named is run in every round, so
 # that their figures come from the same conditions. Prints one line per run.
@@ -28,8 +31,11 @@ $PY -c "
 import numpy as np
 np.random.default_rng(1).integers(0, 65536, size=64 << 20, dtype=np.int32).tofile('$work/root/tok.bin')"
 TOKENS=$((64 << 20))
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+cpu_ns() { cat /proc/"$1"/task/*/schedstat | awk '{ s += $1 } END { print s }'; }
+# xio-tcp-server's threads end with their connections: the process's user +
+# system time (clock ticks), which keeps theirs
 HZ=$(getconf CLK_TCK)
+cpu_ns_stat() { awk -v hz="$HZ" '{ printf "%.0f", ($14 + $15) * 1e9 / hz }' "/proc/$1/stat"; }
 
 for ((r = 1; r <= ROUNDS; r++)); do
 	for srv in "${SERVERS[@]}"; do
@@ -38,20 +44,25 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		sp=$!
 		pids+=("$sp")
 		sleep 0.3
-		c0=$(cpu_ticks $sp)
+		c0=$(cpu_ns $sp)
 		t0=$(date +%s.%N)
-		"$BUILD/xio-fetch" --server 127.0.0.1:$PORT tok.bin --out "$work/out.u16" --flows 2 --quiet
+		for k in 1 2 3; do
+			"$BUILD/xio-fetch" --server 127.0.0.1:$PORT tok.bin --out "$work/out.u16" \
+				--flows 2 --quiet
+			rm -f "$work/out.u16"
+		done
 		t1=$(date +%s.%N)
-		c1=$(cpu_ticks $sp)
-		rm -f "$work/out.u16"
-		awk -v s="$srv" -v r=$r -v t0=$t0 -v t1=$t1 -v c=$((c1 - c0)) -v hz=$HZ -v n=$TOKENS \
-			'BEGIN { printf "%s round %d fetch --flows 2: %.0f Mtok/s, server CPU %.2f ns/token\n",
-				 s, r, n / (t1 - t0) / 1e6, c / hz * 1e9 / n }'
-		c0=$(cpu_ticks $sp)
-		PYTHONPATH=client/python $PY - "$PORT" "$TOKENS" "$srv" "$r" <<'PYEOF'
-import random, sys, time
+		c1=$(cpu_ns $sp)
+		awk -v s="$srv" -v r=$r -v t0=$t0 -v t1=$t1 -v c=$((c1 - c0)) -v n=$((3 * TOKENS)) \
+			'BEGIN { printf "%s round %d fetch --flows 2: %.0f Mtok/s, server CPU %.3f ns/token\n",
+				 s, r, n / (t1 - t0) / 1e6, c / n }'
+		PYTHONPATH=client/python $PY - "$PORT" "$TOKENS" "$srv" "$r" "$sp" <<'PYEOF'
+import glob, random, sys, time
 import xio
-port, n, srv, rnd = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+port, n, srv, rnd, pid = (int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4]),
+                          sys.argv[5])
+def cpu_ns():
+    return sum(int(open(f).read().split()[0]) for f in glob.glob(f"/proc/{pid}/task/*/schedstat"))
 c = xio.Client(f"127.0.0.1:{port}")
 rng = random.Random(rnd)
 def rate(ranges, reps=8):
@@ -64,11 +75,15 @@ def rate(ranges, reps=8):
     return best
 rand = [(rng.randrange(0, n - 2048), 2048) for _ in range(256)]
 seq = [(i * 2048, 2048) for i in range(256)]
-rr, sr = rate(rand), rate(seq)
+c0 = cpu_ns()
+rr = rate(rand)
+per_req = (cpu_ns() - c0) / (8 * 256)
+sr = rate(seq)
 t = time.perf_counter(); a = c.read("tok.bin"); whole = len(a) / (time.perf_counter() - t)
 print(f"{srv} round {rnd} read_ranges 256 x 2048: random {rr/1e6:.1f} Mtok/s, "
       f"sequential ranges {sr/1e6:.1f} Mtok/s (random/sequential {rr/sr:.2f}), "
-      f"whole file {whole/1e6:.0f} Mtok/s (random/whole {rr/whole:.3f})")
+      f"whole file {whole/1e6:.0f} Mtok/s (random/whole {rr/whole:.3f}), "
+      f"server CPU {per_req/1e3:.1f} us per random request")
 PYEOF
 		kill -INT $sp; wait $sp || true
 	done
@@ -78,16 +93,18 @@ PYEOF
 		tp=$!
 		pids+=("$tp")
 		sleep 0.3
-		c0=$(cpu_ticks $tp)
+		c0=$(cpu_ns_stat $tp)
 		t0=$(date +%s.%N)
-		"$BUILD/bench/xio-tcp-read" --server 127.0.0.1:$TPORT tok.bin --out "$work/out.u16" \
-			--streams 2 >/dev/null
+		for k in 1 2 3; do
+			"$BUILD/bench/xio-tcp-read" --server 127.0.0.1:$TPORT tok.bin \
+				--out "$work/out.u16" --streams 2 >/dev/null
+			rm -f "$work/out.u16"
+		done
 		t1=$(date +%s.%N)
-		c1=$(cpu_ticks $tp)
-		rm -f "$work/out.u16"
+		c1=$(cpu_ns_stat $tp)
 		kill $tp; wait $tp 2>/dev/null || true
-		awk -v r=$r -v t0=$t0 -v t1=$t1 -v c=$((c1 - c0)) -v hz=$HZ -v n=$TOKENS \
-			'BEGIN { printf "tcp round %d 2 streams: %.0f Mtok/s, server CPU %.2f ns/token\n",
-				 r, n / (t1 - t0) / 1e6, c / hz * 1e9 / n }'
+		awk -v r=$r -v t0=$t0 -v t1=$t1 -v c=$((c1 - c0)) -v n=$((3 * TOKENS)) \
+			'BEGIN { printf "tcp round %d 2 streams: %.0f Mtok/s, server CPU %.3f ns/token\n",
+				 r, n / (t1 - t0) / 1e6, c / n }'
 	fi
 done
