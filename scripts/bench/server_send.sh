@@ -37,6 +37,24 @@ cpu_ns() { cat /proc/"$1"/task/*/schedstat | awk '{ s += $1 } END { print s }'; 
 HZ=$(getconf CLK_TCK)
 cpu_ns_stat() { awk -v hz="$HZ" '{ printf "%.0f", ($14 + $15) * 1e9 / hz }' "/proc/$1/stat"; }
 
+# timed LABEL CPUFN PID CMD...: CMD (a read of the whole file into
+# $work/out.u16) 3 times; one line: tokens/s, and PID's CPU per token.
+timed() {
+	local label=$1 cpufn=$2 pid=$3 c0 c1 t0 t1 k
+	shift 3
+	c0=$($cpufn "$pid")
+	t0=$(date +%s.%N)
+	for k in 1 2 3; do
+		"$@"
+		rm -f "$work/out.u16"
+	done
+	t1=$(date +%s.%N)
+	c1=$($cpufn "$pid")
+	awk -v l="$label" -v t0="$t0" -v t1="$t1" -v c=$((c1 - c0)) -v n=$((3 * TOKENS)) \
+		'BEGIN { printf "%s: %.0f Mtok/s, server CPU %.3f ns/token\n", l,
+			 n / (t1 - t0) / 1e6, c / n }'
+}
+
 for ((r = 1; r <= ROUNDS; r++)); do
 	for srv in "${SERVERS[@]}"; do
 		"$srv" --root "$work/root" --bind 127.0.0.1 --port $PORT --allow 127.0.0.1 \
@@ -44,18 +62,8 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		sp=$!
 		pids+=("$sp")
 		sleep 0.3
-		c0=$(cpu_ns $sp)
-		t0=$(date +%s.%N)
-		for k in 1 2 3; do
-			"$BUILD/xio-fetch" --server 127.0.0.1:$PORT tok.bin --out "$work/out.u16" \
-				--flows 2 --quiet
-			rm -f "$work/out.u16"
-		done
-		t1=$(date +%s.%N)
-		c1=$(cpu_ns $sp)
-		awk -v s="$srv" -v r=$r -v t0=$t0 -v t1=$t1 -v c=$((c1 - c0)) -v n=$((3 * TOKENS)) \
-			'BEGIN { printf "%s round %d fetch --flows 2: %.0f Mtok/s, server CPU %.3f ns/token\n",
-				 s, r, n / (t1 - t0) / 1e6, c / n }'
+		timed "$srv round $r fetch --flows 2" cpu_ns $sp "$BUILD/xio-fetch" \
+			--server 127.0.0.1:$PORT tok.bin --out "$work/out.u16" --flows 2 --quiet
 		PYTHONPATH=client/python $PY - "$PORT" "$TOKENS" "$srv" "$r" "$sp" <<'PYEOF'
 import glob, random, sys, time
 import xio
@@ -93,18 +101,8 @@ PYEOF
 		tp=$!
 		pids+=("$tp")
 		sleep 0.3
-		c0=$(cpu_ns_stat $tp)
-		t0=$(date +%s.%N)
-		for k in 1 2 3; do
-			"$BUILD/bench/xio-tcp-read" --server 127.0.0.1:$TPORT tok.bin \
-				--out "$work/out.u16" --streams 2 >/dev/null
-			rm -f "$work/out.u16"
-		done
-		t1=$(date +%s.%N)
-		c1=$(cpu_ns_stat $tp)
+		timed "tcp round $r 2 streams" cpu_ns_stat $tp "$BUILD/bench/xio-tcp-read" \
+			--server 127.0.0.1:$TPORT tok.bin --out "$work/out.u16" --streams 2 >/dev/null
 		kill $tp; wait $tp 2>/dev/null || true
-		awk -v r=$r -v t0=$t0 -v t1=$t1 -v c=$((c1 - c0)) -v n=$((3 * TOKENS)) \
-			'BEGIN { printf "tcp round %d 2 streams: %.0f Mtok/s, server CPU %.3f ns/token\n",
-				 r, n / (t1 - t0) / 1e6, c / n }'
 	fi
 done
