@@ -27,8 +27,8 @@ $(BUILD)/bench/xio_bench_xdp.bpf.o: tests/bench/xio_bench_xdp.bpf.c tests/bench/
 $(BUILD)/bench/xio_bench_xdp.skel.h: $(BUILD)/bench/xio_bench_xdp.bpf.o
 	bpftool gen skeleton $< name xio_bench_xdp_bpf > $@.tmp && mv $@.tmp $@
 
-$(BENCH_XDP_TOOL): tests/bench/xio_bench_xdp.c tests/bench/xio_bench_xdp.h drivers/xio_pcap.c \
-		drivers/xio_pcap.h $(BUILD)/bench/xio_bench_xdp.skel.h
+$(BENCH_XDP_TOOL): tests/bench/xio_bench_xdp.c tests/bench/xio_bench_xdp.h common/xio_pcap.c \
+		common/xio_pcap.h $(BUILD)/bench/xio_bench_xdp.skel.h
 	$(CC) $(CFLAGS) -Itests/bench -I$(BUILD)/bench $(BENCH_LIBBPF_CFLAGS) $(PCAP_CFLAGS) $(LDFLAGS) \
 		-o $@ $(filter %.c,$^) $(BENCH_LIBBPF_LIBS) $(PCAP_LIBS)
 
