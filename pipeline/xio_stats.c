@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * xio_stats.c: the stats lines and the stats JSON of a run (xio_stats.h).
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
+#include "xio_run.h"
 #include "xio_stats.h"
 
 static double xio_rate(uint64_t n, double dt)
@@ -43,12 +43,20 @@ void xio_stats_summary(FILE *out, const struct xio_counters *c, double elapsed_s
 	fflush(out);
 }
 
-int xio_stats_save(const char *path, const struct xio_counters *c, double elapsed_s,
-		   const char *extra)
+void xio_stats_directions_json(struct xio_json *j, const struct xio_direction *d, unsigned n)
 {
-	if (xio_counters_save_json(path, c, elapsed_s, extra) == 0)
-		return 0;
-	fprintf(stderr, "xio-pipeline: --stats-json: cannot write '%s': %s\n", path,
-		strerror(errno));
-	return -1;
+	xio_json_begin_object(j, "directions");
+	for (unsigned i = 0; i < n; i++) {
+		xio_json_begin_object(j, xio_direction_name(i));
+		if (d[i].iface) {
+			xio_json_str(j, "iface", d[i].iface);
+			xio_json_str(j, "egress", d[i].egress);
+		} else {
+			xio_json_u64(j, "rx_port", d[i].rx_port);
+			xio_json_u64(j, "tx_port", d[i].tx_port);
+		}
+		xio_counters_json(j, &d[i].c);
+		xio_json_end_object(j);
+	}
+	xio_json_end_object(j);
 }

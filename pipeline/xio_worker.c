@@ -60,7 +60,7 @@ int xio_lcore_main(void *arg)
 			busy = t->poll(t);
 			now = rte_rdtsc();
 			if (busy)
-				t->stats.busy_cycles += now - prev;
+				XIO_ADD(t->stats.busy_cycles, now - prev);
 			prev = now;
 			left += !t->done;
 		}
@@ -77,8 +77,8 @@ static unsigned xio_task_abandon_held(struct xio_task *t)
 	unsigned n = h->n;
 
 	for (uint16_t i = 0; i < h->n; i++)
-		t->stats.abandoned_bytes += h->pkts[h->head + i]->pkt_len;
-	t->stats.abandoned += h->n;
+		XIO_ADD(t->stats.abandoned_bytes, h->pkts[h->head + i]->pkt_len);
+	XIO_ADD(t->stats.abandoned, h->n);
 	rte_pktmbuf_free_bulk(&h->pkts[h->head], h->n);
 	h->head = 0;
 	h->n = 0;
@@ -109,7 +109,7 @@ unsigned xio_task_enqueue_held(struct xio_task *t)
 	k = rte_ring_sp_enqueue_burst(t->out, (void **)&h->pkts[h->head], h->n, &free_space);
 	used = rte_ring_get_capacity(t->out) - free_space;
 	if (used > t->stats.ring_out_hwm)
-		t->stats.ring_out_hwm = used;
+		XIO_STORE(t->stats.ring_out_hwm, used);
 	h->head += k;
 	h->n -= k;
 	if (h->n == 0)
