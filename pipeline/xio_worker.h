@@ -140,7 +140,7 @@ struct xio_dp {
 
 static inline bool xio_dp_quitting(const struct xio_dp *dp)
 {
-	return __atomic_load_n(&dp->quit, __ATOMIC_RELAXED) != 0;
+	return XIO_LOAD(dp->quit) != 0;
 }
 
 static inline bool xio_task_is_done(const struct xio_task *t)
@@ -157,7 +157,7 @@ static inline void xio_task_finish(struct xio_task *t)
  * downstream is full (frames may be waiting: not idle). */
 static inline void xio_queue_mark_rx(struct xio_queue *q)
 {
-	__atomic_store_n(&q->last_rx_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
+	XIO_STORE(q->last_rx_tsc, rte_rdtsc());
 }
 
 /* Counts a burst of n (>= 1) frames taken in. */
@@ -190,7 +190,7 @@ static inline uint16_t xio_task_rx_burst(struct xio_task *t)
 	n = rte_eth_rx_burst(q->rx_port, q->qid, h->pkts, q->burst);
 	if (n == 0) {
 		XIO_ADD(t->stats.empty_polls, 1);
-		__atomic_store_n(&q->last_empty_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
+		XIO_STORE(q->last_empty_tsc, rte_rdtsc());
 		return 0;
 	}
 	xio_queue_mark_rx(q);

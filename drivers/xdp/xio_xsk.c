@@ -91,7 +91,7 @@ struct xio_xsk {
 	struct xio_stage_cfg stage;
 	pthread_t thread;
 	bool started;
-	volatile int stop;
+	int stop; /* release by xio_xsk_stop, acquire by the worker */
 
 	/* free UMEM chunks, not in a fill ring */
 	uint64_t *free_addr;
@@ -442,10 +442,9 @@ void xio_xsk_stop(struct xio_xsk *x)
 
 void xio_xsk_counters(const struct xio_xsk *x, unsigned dir, struct xio_counters *c)
 {
-	if (dir < x->ndirs)
-		memcpy(c, &x->dir[dir].cnt, sizeof(*c));
-	else
-		memset(c, 0, sizeof(*c));
+	memset(c, 0, sizeof(*c));
+	if (dir < x->ndirs) /* relaxed loads: the worker may be adding */
+		xio_counters_add(c, &x->dir[dir].cnt);
 }
 
 uint64_t xio_xsk_lost(const struct xio_xsk *x, unsigned dir)

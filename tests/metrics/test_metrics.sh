@@ -82,21 +82,9 @@ get "http://127.0.0.1:$SRVM/metrics" "$W/server-1.prom"
 promtool check metrics <"$W/server-1.prom" >"$W/promtool.log" 2>&1 && ok ||
 	{ bad "promtool check metrics (xio-server, after the read)"; cat "$W/promtool.log"; }
 
-# query EXPR [TIME]: the API's result as JSON on stdout
-query() { "$PY" - "http://127.0.0.1:$PROM" "$@" <<'PY'
-import json, sys, urllib.parse, urllib.request
-q = {"query": sys.argv[2]}
-if len(sys.argv) > 3:
-    q["time"] = sys.argv[3]
-with urllib.request.urlopen(sys.argv[1] + "/api/v1/query?" + urllib.parse.urlencode(q), timeout=5) as r:
-    j = json.load(r)
-assert j["status"] == "success", j
-print(json.dumps(j["data"]["result"]))
-PY
-}
 # a scrape after the read, the server still up
 for _ in $(seq 100); do
-	last=$(query 'timestamp(xio_server_datagrams_total)' | "$PY" -c 'import json,sys; r=json.load(sys.stdin); print(r[0]["value"][1] if r else 0)')
+	last=$("$PY" "$here/prom.py" last-ts "http://127.0.0.1:$PROM" xio_server_datagrams_total)
 	"$PY" -c 'import sys; sys.exit(not float(sys.argv[1]) > float(sys.argv[2]) + 0.2)' "$last" "$t1" && break
 	sleep 0.2
 done
@@ -106,51 +94,9 @@ kill -TERM $srv && wait $srv
 rc=$?
 [ $rc -eq 0 ] && ok || bad "xio-server exit $rc"
 
+# every counter of the stats JSON, from Prometheus at the last scrape; and
 # scrapes during the read: samples strictly between 0 and the final count
-query "count_over_time(xio_server_datagrams_total[10m])" >"$W/q-count.json"
-"$PY" - "http://127.0.0.1:$PROM" "$t0" "$t1" <<'PY' >"$W/q-range.json"
-import json, sys, urllib.parse, urllib.request
-q = {"query": "xio_server_datagrams_total", "start": sys.argv[2], "end": sys.argv[3], "step": "0.5"}
-with urllib.request.urlopen(sys.argv[1] + "/api/v1/query_range?" + urllib.parse.urlencode(q), timeout=5) as r:
-    print(json.dumps(json.load(r)["data"]["result"]))
-PY
-# every counter of the stats JSON, from Prometheus at the last scrape
-"$PY" - "$W/server.json" "http://127.0.0.1:$PROM" "$W/q-range.json" <<'PY' || fail=$((fail + 1))
-import json, sys, urllib.parse, urllib.request
-j = json.load(open(sys.argv[1]))
-def q(expr):
-    u = sys.argv[2] + "/api/v1/query?" + urllib.parse.urlencode({"query": expr})
-    with urllib.request.urlopen(u, timeout=5) as r:
-        return {tuple(sorted((k, v) for k, v in s["metric"].items() if k not in ("job", "instance", "__name__"))):
-                int(float(s["value"][1])) for s in json.load(r)["data"]["result"]}
-bad = []
-n = 0
-for key, by, label in (("requests", "requests_by_opcode", "opcode"), ("answers", "answers_by_opcode", "opcode"),
-                       ("errors", "errors_by_code", "code")):
-    got = q(f"last_over_time(xio_server_{key}_total[10m])")
-    for name, v in j[by].items():
-        n += 1
-        g = got.get(((label, name),))
-        if g != v:
-            bad.append(f"{key}{{{label}={name}}}: prometheus {g}, json {v}")
-for key in ("datagrams", "bytes", "file_bytes", "send_errors", "received", "refused", "ignored",
-            "cache_hits", "cache_opens"):
-    n += 1
-    g = q(f"last_over_time(xio_server_{key}_total[10m])").get(())
-    if g != j[key]:
-        bad.append(f"{key}: prometheus {g}, json {j[key]}")
-if j["datagrams"] == 0 or j["requests_by_opcode"]["read_request"] == 0:
-    bad.append(f"the read left no trace: {j}")
-mid = [int(float(v)) for s in json.load(open(sys.argv[3])) for _, v in s["values"]]
-if not any(0 < v < j["datagrams"] for v in mid):
-    bad.append(f"no scrape during the read: {mid}")
-for b in bad:
-    print("FAIL: xio-server:", b)
-print(f"  metrics: xio-server: {n} counters from Prometheus equal the stats JSON; "
-      f"{sum(1 for v in mid if 0 < v < j['datagrams'])} scrapes during the read")
-sys.exit(1 if bad else 0)
-PY
-[ $? -eq 0 ] && ok
+if "$PY" "$here/prom.py" server "$W/server.json" "http://127.0.0.1:$PROM" "$t0" "$t1"; then ok; else fail=$((fail + 1)); fi
 
 # --- xio-pipeline -------------------------------------------------------------
 "$BUILD/xio-pipeline" --no-huge --no-shconf --no-pci \
@@ -168,41 +114,7 @@ grep -q '^xio_pipeline_port_imissed_total{port="0",name="net_pcap0"} ' "$W/pipel
 wait $xp
 rc=$?
 [ $rc -eq 0 ] && ok || { bad "xio-pipeline exit $rc"; cat "$W/pipeline.log"; }
-"$PY" - "$W/pipeline.json" "http://127.0.0.1:$PROM" <<'PY' || fail=$((fail + 1))
-import json, sys, urllib.parse, urllib.request
-j = json.load(open(sys.argv[1]))
-def q(expr):
-    u = sys.argv[2] + "/api/v1/query?" + urllib.parse.urlencode({"query": expr})
-    with urllib.request.urlopen(u, timeout=5) as r:
-        return {tuple(sorted((k, v) for k, v in s["metric"].items() if k not in ("job", "instance", "__name__"))):
-                int(float(s["value"][1])) for s in json.load(r)["data"]["result"]}
-bad = []
-n = 0
-for key in ("rx_packets", "tx_packets", "dropped_packets", "narrowed_packets", "tokens_narrowed",
-            "tokens_saturated", "bytes_in", "bytes_out"):
-    n += 1
-    g = q(f"last_over_time(xio_pipeline_{key}_total[10m])").get(())
-    if g != j[key]:
-        bad.append(f"{key}: prometheus {g}, json {j[key]}")
-got = q("last_over_time(xio_pipeline_reasons_total[10m])")
-for name, v in j["reasons"].items():
-    n += 1
-    if got.get((("reason", name),)) != v:
-        bad.append(f"reasons{{reason={name}}}: prometheus {got.get((('reason', name),))}, json {v}")
-for port, p in j["ports"].items():
-    for key in ("ipackets", "opackets", "imissed", "ierrors", "rx_nombuf", "oerrors"):
-        n += 1
-        g = q(f"last_over_time(xio_pipeline_port_{key}_total[10m])").get((("name", p["name"]), ("port", port)))
-        if g != p[key]:
-            bad.append(f"port {port} {key}: prometheus {g}, json {p[key]}")
-if j["rx_packets"] == 0:
-    bad.append("the replay left no trace")
-for b in bad:
-    print("FAIL: xio-pipeline:", b)
-print(f"  metrics: xio-pipeline: {n} counters from Prometheus equal the stats JSON")
-sys.exit(1 if bad else 0)
-PY
-[ $? -eq 0 ] && ok
+if "$PY" "$here/prom.py" pipeline "$W/pipeline.json" "http://127.0.0.1:$PROM"; then ok; else fail=$((fail + 1)); fi
 
 echo "metrics: $pass passed, $fail failed"
 [ $fail -eq 0 ]
