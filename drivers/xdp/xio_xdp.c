@@ -60,7 +60,6 @@ struct xdp_run {
 	struct xio_xsk *xsk[XIO_XDP_MAX_QUEUES];
 	unsigned nq;
 	int ncpus;
-	struct xio_xdp_stats *percpu;
 	__u64 seen;       /* frames the programs had seen at last_rx_s */
 	double last_rx_s; /* when that count last moved */
 	__u64 lost;       /* frames lost before AF_XDP, once stopped */
@@ -304,22 +303,29 @@ static int open_workers(struct xdp_run *r)
 	return 0;
 }
 
-/* The kernel counters of one side's program, summed over the CPUs. */
+/* The kernel counters of one side's program, summed over the CPUs. The
+ * control loop and the --metrics thread both read them: each call has its
+ * own per-CPU buffer (the control path, never the data path). */
 static int side_stats(struct xdp_run *r, unsigned side, struct xio_xdp_stats *sum)
 {
+	struct xio_xdp_stats *percpu = calloc((size_t)r->ncpus, sizeof(*percpu));
 	__u32 key = 0;
 	int c, i;
 
 	memset(sum, 0, sizeof(*sum));
-	if (bpf_map_lookup_elem(bpf_map__fd(r->side[side].skel->maps.xio_stats), &key, r->percpu))
+	if (!percpu ||
+	    bpf_map_lookup_elem(bpf_map__fd(r->side[side].skel->maps.xio_stats), &key, percpu)) {
+		free(percpu);
 		return -1;
+	}
 	for (c = 0; c < r->ncpus; c++) {
-		const __u64 *v = (const __u64 *)&r->percpu[c];
+		const __u64 *v = (const __u64 *)&percpu[c];
 		__u64 *s = (__u64 *)sum;
 
 		for (i = 0; i < (int)(sizeof(*sum) / sizeof(__u64)); i++)
 			s[i] += v[i];
 	}
+	free(percpu);
 	return 0;
 }
 
@@ -488,7 +494,6 @@ static void cleanup(struct xdp_run *r)
 		xio_xsk_close(r->xsk[q]);
 	for (q = 0; q < XIO_MAX_DIRS; q++)
 		xio_xdp_bpf__destroy(r->side[q].skel);
-	free(r->percpu);
 }
 
 /* The interfaces, and what --bidirectional needs of them. */
@@ -541,8 +546,7 @@ int xio_xdp_run(const struct xio_config *cfg, const int *stop, struct xio_run_re
 	if (resolve(&r))
 		return -1;
 	r.ncpus = libbpf_num_possible_cpus();
-	r.percpu = r.ncpus > 0 ? calloc(r.ncpus, sizeof(*r.percpu)) : NULL;
-	if (!r.percpu) {
+	if (r.ncpus <= 0) {
 		XIO_LOG(ERR, "xdp: cannot size the per-CPU counters");
 		return -1;
 	}
