@@ -86,7 +86,7 @@ int xio_cli_num(const char *opt, const char *s, uint64_t min, uint64_t max, uint
 	char *end;
 
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	v = strtoull(s, &end, 10);
 	if (!*s || *s == '-' || *s == '+' || *s == ' ' || *end || errno || v < min || v > max)
 		return xio_cli_usage("--%s '%s': expected a number in %llu..%llu", opt, s,
 				     (unsigned long long)min, (unsigned long long)max);

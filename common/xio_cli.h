@@ -40,7 +40,7 @@ int xio_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int xio_cli_vusage(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 int xio_cli_verror(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
-/* The unsigned number in s (decimal, or 0x hex) within min..max into *out;
+/* The unsigned decimal number in s within min..max into *out;
  * else a usage error "--opt 's': expected a number in min..max". */
 int xio_cli_num(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out);
 

@@ -456,6 +456,7 @@ uerr "bidirectional one port" '^xio-pipeline: --bidirectional: needs two ports' 
 err "bidirectional one port (auto)" 'XIO: --bidirectional needs two ports: --rx-port A --tx-port B' "${EAL[@]}" "${vd[@]}" -- --bidirectional
 uerr "bidirectional one interface" '^xio-pipeline: --bidirectional: needs two interfaces' -- --driver xdp --iface lo --bidirectional
 uerr "xdp without iface" '^xio-pipeline: --driver: xdp needs --iface' -- --driver xdp
+uerr "metrics address" "^xio-pipeline: --metrics 'localhost:9102': 'localhost' is not a numeric IPv4 or IPv6 address" -- --metrics localhost:9102
 uerr "iface missing" "^xio-pipeline: --iface: no interface 'xio-nope0' here" -- --iface xio-nope0
 err "port missing" 'port 3 does not exist: the EAL found 1 port' "${EAL[@]}" "${vd[@]}" -- --rx-port 3
 err "stage lcore not a worker" '--stage-lcores: lcore 5 is not a worker lcore' "${EAL[@]}" "${vd[@]}" -- --mode pipeline --stage-lcores 1,5,1

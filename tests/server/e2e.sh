@@ -74,6 +74,10 @@ badcmd "--threads '0'" --root "$root" --threads 0
 badcmd "--rate '-1'" --root "$root" --rate -1
 badcmd "--stats-json '/nonexistent/s.json': cannot write in '/nonexistent'" --root "$root" \
 	--stats-json /nonexistent/s.json
+badcmd "--metrics 'localhost:9101': 'localhost' is not a numeric IPv4 or IPv6 address" --root "$root" \
+	--metrics localhost:9101
+badcmd "--metrics '9101': expected ADDR:PORT" --root "$root" --metrics 9101
+badcmd "--metrics '0': expected a number in 1..65535" --root "$root" --metrics 127.0.0.1:0
 if "$srv" --help | grep -q "^Usage: xio-server --root DIR" && [ "$("$srv" --version)" = \
 	"xio-server $(sed -n 's/^XIO_VERSION := //p' "$here/../../Makefile")" ]; then
 	ok
