@@ -95,7 +95,7 @@ static const char *xio_run_should_stop(const struct xio_config *cfg, const struc
 				       void *drv, const int *stop, double start, double t,
 				       double *end)
 {
-	double idle;
+	double idle, ago;
 
 	*end = t;
 	if (XIO_LOAD(*stop))
@@ -103,9 +103,9 @@ static const char *xio_run_should_stop(const struct xio_config *cfg, const struc
 	if (cfg->duration_s > 0 && t - start >= cfg->duration_s)
 		return "--duration";
 	if (cfg->idle_exit_ms > 0) {
-		idle = ops->idle_s(drv, t);
+		idle = ops->idle_s(drv, t, &ago);
 		if (idle * 1000.0 >= cfg->idle_exit_ms) {
-			*end = t - idle > start ? t - idle : start;
+			*end = t - ago > start ? t - ago : start;
 			return "--idle-exit";
 		}
 	}

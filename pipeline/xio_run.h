@@ -34,8 +34,10 @@ struct xio_run_ops {
 	void (*counters)(void *drv, struct xio_counters *c);
 	/* The directions (1, or 2 with --bidirectional) into d; how many. */
 	unsigned (*directions)(void *drv, struct xio_direction d[XIO_MAX_DIRS]);
-	/* Seconds since a frame last came in (since the start without one). */
-	double (*idle_s)(void *drv, double now_s);
+	/* Seconds idle, for --idle-exit (the driver's own measure: DPDK counts
+	 * only the time its workers spent polling); *ago_s: seconds since a
+	 * frame last came in (since the start without one), for elapsed_s. */
+	double (*idle_s)(void *drv, double now_s, double *ago_s);
 	/* Stop taking frames in; what is held drains to TX. */
 	void (*quit)(void *drv);
 	/* Whether the data path has finished; since_quit_s: seconds since

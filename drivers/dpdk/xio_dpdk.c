@@ -276,12 +276,15 @@ static unsigned xio_dpdk_directions(void *drv, struct xio_direction d[XIO_MAX_DI
 	return dp->ndirs;
 }
 
-static double xio_dpdk_idle_s(void *drv, double now_s)
+static double xio_dpdk_idle_s(void *drv, double now_s, double *ago_s)
 {
 	struct xio_run *r = drv;
+	const double hz = (double)rte_get_tsc_hz();
+	uint64_t now = rte_rdtsc();
 
 	(void)now_s;
-	return (double)xio_dp_idle_tsc(r->dp, r->start_tsc) / (double)rte_get_tsc_hz();
+	*ago_s = (double)(now - RTE_MAX(xio_dp_last_rx(r->dp), r->start_tsc)) / hz;
+	return (double)xio_dp_idle_tsc(r->dp, r->start_tsc) / hz;
 }
 
 static void xio_dpdk_quit(void *drv)

@@ -422,7 +422,7 @@ static unsigned xdp_directions(void *drv, struct xio_direction d[XIO_MAX_DIRS])
 }
 
 /* Idle since the programs' count of frames seen last moved. */
-static double xdp_idle_s(void *drv, double now)
+static double xdp_idle_s(void *drv, double now, double *ago_s)
 {
 	struct xdp_run *r = drv;
 	struct xio_xdp_stats k;
@@ -437,7 +437,8 @@ static double xdp_idle_s(void *drv, double now)
 			r->last_rx_s = now;
 		}
 	}
-	return now - r->last_rx_s;
+	*ago_s = now - r->last_rx_s;
+	return *ago_s;
 }
 
 /* Detaches, then lets the workers finish what they hold. */
