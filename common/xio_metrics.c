@@ -44,6 +44,21 @@ void xio_metrics_json(struct xio_json *j, const struct xio_metric *t, unsigned n
 	}
 }
 
+void xio_metrics_line(struct xio_buf *b, const struct xio_metric *t, unsigned n,
+		      const void *base)
+{
+	for (unsigned k = 0; k < n; k++) {
+		uint64_t v = 0;
+
+		if (!t[k].line)
+			continue;
+		for (unsigned i = 0; i < (t[k].n ? t[k].n : 1); i++)
+			if (t[k].n == 0 || t[k].label(i))
+				v += xio_metric_get(&t[k], base, i);
+		xio_buf_printf(b, " %s %" PRIu64, t[k].line, v);
+	}
+}
+
 static void xio_prom_head(struct xio_buf *b, const char *prefix, const char *name,
 			  const char *help, bool gauge)
 {

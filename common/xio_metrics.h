@@ -43,6 +43,9 @@ struct xio_metric {
 	const char *label_key;
 	const char *by_key;
 	unsigned flags;
+	/* Its name among the stats line's totals (an array: its sum); NULL:
+	 * not on the line. */
+	const char *line;
 };
 
 /* One value of m in the structure at base. */
@@ -59,6 +62,11 @@ void xio_metrics_add(const struct xio_metric *t, unsigned n, void *dst, const vo
 
 /* The table's counters as members of the open JSON object. */
 void xio_metrics_json(struct xio_json *j, const struct xio_metric *t, unsigned n,
+		      const void *base);
+
+/* The stats line's totals: " NAME VALUE" for every counter with a line
+ * name, in table order, appended to b. */
+void xio_metrics_line(struct xio_buf *b, const struct xio_metric *t, unsigned n,
 		      const void *base);
 
 /* The Prometheus text exposition of the table: per counter # HELP and

@@ -12,7 +12,8 @@ const char *xio_reason_label(unsigned r)
 	return r < XIO_R_COUNT ? xio_reason_name((enum xio_reason)r) : NULL;
 }
 
-#define XIO_C(nm, hlp) { .name = #nm, .help = hlp, .off = offsetof(struct xio_counters, nm) },
+#define XIO_C(nm, ln, hlp) \
+	{ .name = #nm, .help = hlp, .off = offsetof(struct xio_counters, nm), .line = ln },
 #define XIO_A(nm, count, lbl, key, by, flg, hlp)                                                \
 	{ .name = #nm, .help = hlp, .off = offsetof(struct xio_counters, nm), .n = count,         \
 	  .label = lbl, .label_key = key, .by_key = by, .flags = flg },
@@ -38,6 +39,11 @@ void xio_counters_add(struct xio_counters *dst, const struct xio_counters *src)
 void xio_counters_json(struct xio_json *j, const struct xio_counters *c)
 {
 	xio_metrics_json(j, xio_counter_table, XIO_NCOUNTERS, c);
+}
+
+void xio_counters_line(struct xio_buf *b, const struct xio_counters *c)
+{
+	xio_metrics_line(b, xio_counter_table, XIO_NCOUNTERS, c);
 }
 
 void xio_counters_prom(struct xio_buf *b, const struct xio_metric_set *sets, unsigned n)

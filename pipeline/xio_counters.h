@@ -19,22 +19,23 @@
 #include "xio_stage.h"
 
 /* The counters, one line each, in the order of expected.json. C(name,
- * help): one value; A(name, count, label, Prometheus label, JSON key of the
- * breakdown, flags, help): an array (xio_metrics.h). */
+ * stats line name or NULL, help): one value; A(name, count, label,
+ * Prometheus label, JSON key of the breakdown, flags, help): an array
+ * (xio_metrics.h). */
 #define XIO_COUNTERS(C, A)                                                                       \
-	C(rx_packets, "Frames received")                                                          \
-	C(tx_packets, "Frames transmitted")                                                       \
-	C(dropped_packets, "Frames dropped")                                                      \
-	C(narrowed_packets, "Frames whose tokens were narrowed to UINT16 (saturated ones too)")   \
-	C(tokens_narrowed, "Tokens narrowed from INT32 to UINT16")                                \
-	C(tokens_saturated, "Tokens clamped under --overflow saturate")                           \
-	C(bytes_in, "Bytes of the frames received, whole frames")                                 \
-	C(bytes_out, "Bytes of the frames transmitted, whole frames")                             \
+	C(rx_packets, "rx", "Frames received")                                                    \
+	C(tx_packets, "tx", "Frames transmitted")                                                 \
+	C(dropped_packets, "dropped", "Frames dropped")                                           \
+	C(narrowed_packets, NULL, "Frames whose tokens were narrowed to UINT16 (saturated too)")  \
+	C(tokens_narrowed, NULL, "Tokens narrowed from INT32 to UINT16")                          \
+	C(tokens_saturated, NULL, "Tokens clamped under --overflow saturate")                     \
+	C(bytes_in, NULL, "Bytes of the frames received, whole frames")                           \
+	C(bytes_out, NULL, "Bytes of the frames transmitted, whole frames")                       \
 	A(reasons, XIO_R_COUNT, xio_reason_label, "reason", NULL, 0, "Frames by XIO reason")      \
 	A(drops, XIO_R_COUNT, xio_reason_label, "reason", NULL, XIO_METRIC_NO_JSON,               \
 	  "Dropped frames by XIO reason")
 
-#define XIO_COUNTER_FIELD(name, help) uint64_t name;
+#define XIO_COUNTER_FIELD(name, line, help) uint64_t name;
 #define XIO_COUNTER_ARRAY(name, count, label, key, by, flags, help) uint64_t name[count];
 struct xio_counters {
 	XIO_COUNTERS(XIO_COUNTER_FIELD, XIO_COUNTER_ARRAY)
@@ -80,6 +81,9 @@ void xio_counters_add(struct xio_counters *dst, const struct xio_counters *src);
 /* The counters as members of the open JSON object: every scalar, and
  * "reasons" with every reason. */
 void xio_counters_json(struct xio_json *j, const struct xio_counters *c);
+
+/* " rx N tx N dropped N": the totals of the stats line, appended to b. */
+void xio_counters_line(struct xio_buf *b, const struct xio_counters *c);
 
 /* The counters in the Prometheus text format (xio_pipeline_*), one sample
  * per set (xio_metrics.h). */

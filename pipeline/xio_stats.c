@@ -20,16 +20,19 @@ void xio_stats_line(FILE *out, double t, const struct xio_counters *now,
 	uint64_t bin = now->bytes_in - prev->bytes_in;
 	uint64_t bout = now->bytes_out - prev->bytes_out;
 	uint64_t tokens = now->tokens_narrowed - prev->tokens_narrowed;
+	struct xio_buf totals = XIO_BUF_INIT;
 
+	xio_counters_line(&totals, now);
 	fprintf(out,
 		"xio: t=%.1fs in %.3f Mpps %.3f Gbit/s | out %.3f Mpps %.3f Gbit/s | "
 		"narrowed %" PRIu64 " (%" PRIu64 " tokens, %" PRIu64 " payload bytes saved) | "
-		"dropped %" PRIu64 " | total rx %" PRIu64 " tx %" PRIu64 " dropped %" PRIu64 "%s\n",
+		"dropped %" PRIu64 " | total%s%s\n",
 		t, xio_rate(rx, dt) / 1e6, xio_rate(bin * 8, dt) / 1e9, xio_rate(tx, dt) / 1e6,
 		xio_rate(bout * 8, dt) / 1e9, now->narrowed_packets - prev->narrowed_packets,
-		tokens, 2 * tokens, now->dropped_packets - prev->dropped_packets, now->rx_packets,
-		now->tx_packets, now->dropped_packets, tail != NULL ? tail : "");
+		tokens, 2 * tokens, now->dropped_packets - prev->dropped_packets,
+		xio_buf_str(&totals), tail != NULL ? tail : "");
 	fflush(out);
+	xio_buf_free(&totals);
 }
 
 void xio_stats_summary(FILE *out, const struct xio_counters *c, double elapsed_s)

@@ -28,10 +28,11 @@ const char *xio_srv_err_label(unsigned code)
 	return code > 0 && code < XIO_SRV_ERR_COUNT ? xio_err_name(code) : NULL;
 }
 
-#define XIO_SRV_C(nm, hlp) { .name = #nm, .help = hlp, .off = offsetof(struct xio_srv_counters, nm) },
-#define XIO_SRV_A(nm, count, lbl, key, by, hlp)                                                 \
+#define XIO_SRV_C(nm, ln, hlp) \
+	{ .name = #nm, .help = hlp, .off = offsetof(struct xio_srv_counters, nm), .line = ln },
+#define XIO_SRV_A(nm, count, lbl, key, by, ln, hlp)                                             \
 	{ .name = #nm, .help = hlp, .off = offsetof(struct xio_srv_counters, nm), .n = count,     \
-	  .label = lbl, .label_key = key, .by_key = by },
+	  .label = lbl, .label_key = key, .by_key = by, .line = ln },
 static const struct xio_metric xio_srv_metrics[] = { XIO_SRV_COUNTERS(XIO_SRV_C, XIO_SRV_A) };
 #define XIO_SRV_NMETRICS (sizeof(xio_srv_metrics) / sizeof(xio_srv_metrics[0]))
 
@@ -62,16 +63,16 @@ void xio_srv_stats_line(FILE *out, double t, const struct xio_srv_counters *now,
 			const struct xio_srv_counters *prev, double dt)
 {
 	uint64_t req = total(now->requests, XIO_SRV_REQ_COUNT);
+	struct xio_buf totals = XIO_BUF_INIT;
 
+	xio_metrics_line(&totals, xio_srv_metrics, XIO_SRV_NMETRICS, now);
 	fprintf(out,
-		"xio-server: t=%.1fs requests %.0f/s | out %.0f datagrams/s %.3f Gbit/s | "
-		"total requests %" PRIu64 " datagrams %" PRIu64 " bytes %" PRIu64 " errors %" PRIu64
-		" refused %" PRIu64 " ignored %" PRIu64 " send_errors %" PRIu64 "\n",
+		"xio-server: t=%.1fs requests %.0f/s | out %.0f datagrams/s %.3f Gbit/s | total%s\n",
 		t, per_s(req - total(prev->requests, XIO_SRV_REQ_COUNT), dt),
 		per_s(now->datagrams - prev->datagrams, dt),
-		per_s((now->bytes - prev->bytes) * 8, dt) / 1e9, req, now->datagrams, now->bytes,
-		total(now->errors, XIO_SRV_ERR_COUNT), now->refused, now->ignored, now->send_errors);
+		per_s((now->bytes - prev->bytes) * 8, dt) / 1e9, xio_buf_str(&totals));
 	fflush(out);
+	xio_buf_free(&totals);
 }
 
 void xio_srv_stats_json(struct xio_json *j, const struct xio_srv_counters *c, double elapsed_s,

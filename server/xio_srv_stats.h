@@ -28,28 +28,29 @@ enum xio_srv_ans {
 };
 #define XIO_SRV_ERR_COUNT (XIO_E_IO + 1) /* errors[code], code 1..6 */
 
-/* The counters, one line each, in JSON order. C(name, help): one value;
- * A(name, count, label of element i, Prometheus label, JSON key of the
- * breakdown, help): an array, its sum under name in the JSON. */
+/* The counters, one line each, in JSON order. C(name, stats line name or
+ * NULL, help): one value; A(name, count, label of element i, Prometheus
+ * label, JSON key of the breakdown, stats line name or NULL, help): an
+ * array, its sum under name in the JSON and on the stats line. */
 #define XIO_SRV_COUNTERS(C, A)                                                                   \
 	A(requests, XIO_SRV_REQ_COUNT, xio_srv_req_name, "opcode", "requests_by_opcode",        \
-	  "Requests taken, by opcode")                                                           \
-	A(answers, XIO_SRV_ANS_COUNT, xio_srv_ans_name, "opcode", "answers_by_opcode",          \
+	  "requests", "Requests taken, by opcode")                                               \
+	A(answers, XIO_SRV_ANS_COUNT, xio_srv_ans_name, "opcode", "answers_by_opcode", NULL,    \
 	  "Answers sent (a reply train counts once), by opcode")                                 \
-	A(errors, XIO_SRV_ERR_COUNT, xio_srv_err_label, "code", "errors_by_code",               \
+	A(errors, XIO_SRV_ERR_COUNT, xio_srv_err_label, "code", "errors_by_code", "errors",     \
 	  "ERROR_REPLY answers, by error code")                                                  \
-	C(datagrams, "Datagrams sent")                                                           \
-	C(bytes, "UDP payload bytes sent (what --rate paces)")                                   \
-	C(file_bytes, "File bytes carried by READ_REPLY and DATA_REPLY")                         \
-	C(send_errors, "Datagrams the kernel refused to send")                                   \
-	C(received, "Datagrams taken in")                                                        \
-	C(refused, "Datagrams from outside the allow list (not answered)")                       \
-	C(ignored, "Datagrams that are not XIO requests (not answered)")                         \
-	C(cache_hits, "Requests served from the open-file cache")                                \
-	C(cache_opens, "Files opened (open-file cache misses)")
+	C(datagrams, "datagrams", "Datagrams sent")                                              \
+	C(bytes, "bytes", "UDP payload bytes sent (what --rate paces)")                          \
+	C(file_bytes, NULL, "File bytes carried by READ_REPLY and DATA_REPLY")                   \
+	C(send_errors, "send_errors", "Datagrams the kernel refused to send")                    \
+	C(received, NULL, "Datagrams taken in")                                                  \
+	C(refused, "refused", "Datagrams from outside the allow list (not answered)")            \
+	C(ignored, "ignored", "Datagrams that are not XIO requests (not answered)")              \
+	C(cache_hits, NULL, "Requests served from the open-file cache")                          \
+	C(cache_opens, NULL, "Files opened (open-file cache misses)")
 
-#define XIO_SRV_FIELD(name, help) uint64_t name;
-#define XIO_SRV_ARRAY(name, count, label, key, by, help) uint64_t name[count];
+#define XIO_SRV_FIELD(name, line, help) uint64_t name;
+#define XIO_SRV_ARRAY(name, count, label, key, by, line, help) uint64_t name[count];
 struct xio_srv_counters {
 	XIO_SRV_COUNTERS(XIO_SRV_FIELD, XIO_SRV_ARRAY)
 	uint64_t last_rx_ns;  /* CLOCK_MONOTONIC of the last datagram in */

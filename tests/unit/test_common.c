@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * test_common.c: common/'s JSON writer and counter tables, byte for byte:
  * nesting and layout, escaping, numbers, misuse detected, the atomic save;
- * a table's sums, JSON members and Prometheus text (labels, sets, # HELP
- * and # TYPE).
+ * a table's sums, JSON members, stats-line totals and Prometheus text
+ * (labels, sets, # HELP and # TYPE).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -155,9 +155,9 @@ static const char *tlabel(unsigned i)
 }
 
 static const struct xio_metric ttable[] = {
-	{ .name = "one", .help = "One thing", .off = offsetof(struct tcnt, one) },
+	{ .name = "one", .help = "One thing", .off = offsetof(struct tcnt, one), .line = "o" },
 	{ .name = "arr", .help = "By kind", .off = offsetof(struct tcnt, arr), .n = 3,
-	  .label = tlabel, .label_key = "kind", .by_key = "arr_by_kind" },
+	  .label = tlabel, .label_key = "kind", .by_key = "arr_by_kind", .line = "a" },
 	{ .name = "gauge", .help = "A level", .off = offsetof(struct tcnt, gauge),
 	  .flags = XIO_METRIC_GAUGE | XIO_METRIC_NO_JSON },
 };
@@ -182,6 +182,10 @@ static void test_metrics(void)
 	check_text(&j, "{\n  \"one\": 11,\n  \"arr\": 55,\n  \"arr_by_kind\": {\n    \"b\": 22,\n"
 		       "    \"c\": 33\n  }\n}\n");
 	xio_json_free(&j);
+	xio_metrics_line(&buf, ttable, 3, &s);
+	XIO_CHECK(strcmp(xio_buf_str(&buf), " o 11 a 55") == 0, "stats line totals '%s'",
+		  xio_buf_str(&buf));
+	xio_buf_reset(&buf);
 	xio_metrics_prom(&buf, "t", ttable, 3, sets, 2);
 	xio_metrics_prom_one(&buf, "t", "up_seconds", "Seconds up", true, NULL, 2.5);
 	XIO_CHECK(strcmp(xio_buf_str(&buf),
