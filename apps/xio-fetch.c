@@ -90,6 +90,9 @@ static void usage(FILE *f)
 		"  --window N             requests outstanding at once (8)\n"
 		"  --timeout-ms N         first timeout and ceiling of the adaptive one (500)\n"
 		"  --retries N            timeouts in a row before giving up (8)\n"
+		"  --no-gro               receive datagrams one by one (default: UDP_GRO trains)\n"
+		"  --flows N              UDP sockets and threads of the read, 1..64 (the CPUs\n"
+		"                         this process may use, at most 4)\n"
 		"  --progress             a progress line even when stderr is not a terminal\n"
 		"  --quiet                no progress and no summary\n"
 		"  --stats-json FILE      counters as JSON when done (also on failure)\n"
@@ -130,7 +133,7 @@ static void parse_args(int argc, char **argv, struct fetch_opts *o)
 {
 	enum { O_SERVER = 256, O_OUT, O_FORMAT, O_FIRST, O_COUNT, O_CRC, O_OVERFLOW, O_CHUNK,
 	       O_WINDOW, O_TIMEOUT, O_RETRIES, O_RANK, O_WORLD, O_PROGRESS, O_QUIET, O_STATS,
-	       O_HELP, O_VERSION };
+	       O_HELP, O_VERSION, O_NO_GRO, O_FLOWS };
 	static const struct option longopts[] = {
 		{ "server", required_argument, NULL, O_SERVER },
 		{ "out", required_argument, NULL, O_OUT },
@@ -150,6 +153,8 @@ static void parse_args(int argc, char **argv, struct fetch_opts *o)
 		{ "stats-json", required_argument, NULL, O_STATS },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "version", no_argument, NULL, O_VERSION },
+		{ "no-gro", no_argument, NULL, O_NO_GRO },
+		{ "flows", required_argument, NULL, O_FLOWS },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool progress = false, quiet = false;
@@ -160,7 +165,7 @@ static void parse_args(int argc, char **argv, struct fetch_opts *o)
 	o->world = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		const char *name = c >= O_SERVER && c <= O_VERSION ? longopts[c - O_SERVER].name : "";
+		const char *name = c >= O_SERVER && c <= O_FLOWS ? longopts[c - O_SERVER].name : "";
 
 		switch (c) {
 		case O_SERVER: o->server = optarg; break;
@@ -183,6 +188,8 @@ static void parse_args(int argc, char **argv, struct fetch_opts *o)
 		case O_PROGRESS: progress = true; break;
 		case O_QUIET: quiet = true; break;
 		case O_STATS: o->stats_json = optarg; break;
+		case O_NO_GRO: o->xo.gro = 0; break;
+		case O_FLOWS: o->xo.flows = (uint32_t)xio_main_num(name, optarg, 1, 64); break;
 		case O_HELP: usage(stdout); exit(0);
 		case O_VERSION: xio_main_version();
 		case ':': xio_main_usage("option '%s' needs a value", argv[optind - 1]);
@@ -295,6 +302,33 @@ static void show_progress(void *arg, uint64_t done, uint64_t total)
 
 /* ---- the run ---- */
 
+/* Each flow's own counters, as "flow_stats": [{...}, ...]. */
+static void write_flow_stats(struct xio_json *j, struct xio_client *c)
+{
+	uint32_t n = c ? xio_client_flows(c) : 0;
+
+	xio_json_begin_array(j, "flow_stats");
+	for (uint32_t i = 0; i < n; i++) {
+		struct xio_stats s;
+
+		if (xio_client_flow_stats(c, i, &s, NULL) < 0)
+			break;
+		xio_json_begin_object(j, NULL);
+		xio_json_u64(j, "tokens", s.tokens);
+		xio_json_u64(j, "bytes", s.bytes);
+		xio_json_u64(j, "datagrams", s.datagrams);
+		xio_json_u64(j, "requests", s.requests);
+		xio_json_u64(j, "re_requests", s.re_requests);
+		xio_json_u64(j, "timeouts", s.timeouts);
+		xio_json_u64(j, "gap_re_requests", s.gap_re_requests);
+		xio_json_u64(j, "duplicates", s.duplicates);
+		xio_json_u64(j, "srtt_us", s.srtt_us);
+		xio_json_u64(j, "cwnd", s.cwnd);
+		xio_json_end_object(j);
+	}
+	xio_json_end_array(j);
+}
+
 /* The counters as JSON; error is NULL when the run succeeded. */
 static void write_stats(const struct fetch *x, const char *error)
 {
@@ -344,6 +378,15 @@ static void write_stats(const struct fetch *x, const char *error)
 	xio_json_str(&j, "overflow", o->xo.saturate ? "saturate" : "error");
 	xio_json_u64(&j, "rank", o->rank);
 	xio_json_u64(&j, "world", o->world);
+	xio_json_u64(&j, "recv_calls", s.recv_calls);
+	xio_json_u64(&j, "rx_buffers", s.rx_buffers);
+	xio_json_bool(&j, "gro", s.gro);
+	xio_json_u64(&j, "flows", s.flows);
+	xio_json_u64(&j, "gap_re_requests", s.gap_re_requests);
+	xio_json_u64(&j, "timeout_re_requests", s.timeout_re_requests);
+	xio_json_u64(&j, "cwnd", s.cwnd);
+	xio_json_u64(&j, "cwnd_reductions", s.cwnd_reductions);
+	write_flow_stats(&j, x->c);
 	if (error)
 		xio_json_str(&j, "error", error);
 	xio_json_end_object(&j);

@@ -20,10 +20,20 @@
  *   success and -code (enum xio_code) on failure, and fills *err (may be
  *   NULL) with the code and a one-line message naming the problem.
  * - No global state. A client handle may be shared by threads: its calls
- *   are serialised. A stream is used by one consumer thread at a time; it
- *   fetches on its own thread and socket.
+ *   are serialised. A client has opts.flows flows, each a UDP socket of its
+ *   own (its own source port); a read runs flow 0 on the caller's thread
+ *   and the others on threads it starts and joins, all taking chunks from
+ *   one dispenser. A stream is used by one consumer thread at a time; it
+ *   fetches on a thread of its own, with flows of its own (as many sockets
+ *   as the client's flows).
  * - Tokens are little-endian UINT16 in the caller's memory, token i of the
  *   range at index i.
+ * - struct xio_opts and struct xio_stats are allocated by the caller and
+ *   only ever grow at their end; each time they grow the soname's major
+ *   number goes up (libxio.so.1: gro and flows in xio_opts, the counters
+ *   from recv_calls on in xio_stats), so a program built against an older
+ *   xio.h fails to load instead of passing a short structure. Fill options
+ *   with xio_opts_init() and change only the fields you mean to.
  */
 #ifndef XIO_H
 #define XIO_H
@@ -69,8 +79,9 @@ XIO_API const char *xio_code_name(int code);
 
 /* Options of a client. xio_opts_init() sets the defaults shown. */
 struct xio_opts {
-	uint32_t chunk_tokens; /* tokens per READ_REQUEST, 1..16777216 (262144) */
-	uint32_t window;       /* READ_REQUESTs outstanding at once, 1..256 (8) */
+	uint32_t chunk_tokens; /* most tokens per READ_REQUEST, 1..16777216 (262144) */
+	uint32_t window;       /* READ_REQUESTs outstanding at once per flow, at most:
+				  the congestion window decides how many, 1..256 (8) */
 	uint32_t timeout_ms;   /* first timeout, and ceiling of the adaptive one (500) */
 	uint32_t retries;      /* re-requests of a range that brings nothing, before
 				  giving up (8): a dead server fails after at most
@@ -80,6 +91,11 @@ struct xio_opts {
 	uint32_t rcvbuf;       /* socket receive buffer in bytes (32 MiB) */
 	uint32_t crc;          /* 1: ask for HAS_CRC and require it (0) */
 	uint32_t saturate;     /* 1: clamp tokens outside 0..65535; 0: fail (0) */
+	uint32_t gro;          /* 1: receive with UDP_GRO, trains of datagrams in one
+				  buffer (1) */
+	uint32_t flows;        /* UDP sockets (source ports) and threads one read
+				  uses, 1..64; `window` is per flow (the CPUs this
+				  process may run on, at most 4) */
 };
 
 XIO_API void xio_opts_init(struct xio_opts *o);
@@ -111,6 +127,17 @@ struct xio_stats {
 	uint64_t rttvar_us;      /* its variation */
 	uint64_t rto_us;         /* the timeout now */
 	uint64_t rcvbuf;         /* socket receive buffer granted by the kernel */
+	uint64_t recv_calls;     /* recvmmsg calls that returned buffers */
+	uint64_t rx_buffers;     /* buffers they returned: datagrams / rx_buffers is
+				    what UDP GRO coalesced, rx_buffers / recv_calls
+				    the batching */
+	uint64_t gro;            /* 1: UDP_GRO is on */
+	uint64_t flows;          /* flows these counters cover (1 for one flow's) */
+	uint64_t gap_re_requests;     /* re-requests of a hole an answer left behind
+					 it, sent at once (re_requests counts them) */
+	uint64_t timeout_re_requests; /* re-requests after a timeout (the same) */
+	uint64_t cwnd;           /* congestion window now, bytes (4 a token) */
+	uint64_t cwnd_reductions; /* times a loss or a timeout cut it */
 };
 
 struct xio_client;
@@ -146,12 +173,33 @@ XIO_API int xio_stat(struct xio_client *c, const char *path, struct xio_stat *st
 XIO_API int xio_read(struct xio_client *c, const char *path, uint64_t first, uint64_t count,
 		     uint16_t *dst, struct xio_error *err);
 
+/* A range of tokens: [first, first + count). */
+struct xio_span {
+	uint64_t first;
+	uint64_t count;
+};
+
+/* Random access: the tokens of n spans of path in one call, span i's right
+ * after span i-1's in dst (dst holds the sum of the counts; spans may
+ * overlap, repeat, or be in any order). The spans' chunks are pipelined
+ * through the window as one read's are, with the same loss recovery and
+ * overflow rules as xio_read; every span must lie inside the file
+ * (XIO_ERANGE otherwise). */
+XIO_API int xio_readv(struct xio_client *c, const char *path, const struct xio_span *spans,
+		      size_t n, uint16_t *dst, struct xio_error *err);
+
 /* RAW read: bytes [first, first + count) of any regular file into dst. */
 XIO_API int xio_read_bytes(struct xio_client *c, const char *path, uint64_t first,
 			   uint64_t count, void *dst, struct xio_error *err);
 
-/* A copy of the client's counters. */
+/* A copy of the client's counters: those of its flows added up (srtt_us,
+ * rttvar_us, rto_us: the largest flow's; rcvbuf: one socket's). */
 XIO_API void xio_client_stats(struct xio_client *c, struct xio_stats *st);
+
+/* The client's flows (opts.flows), and flow i's own counters. */
+XIO_API uint32_t xio_client_flows(struct xio_client *c);
+XIO_API int xio_client_flow_stats(struct xio_client *c, uint32_t i, struct xio_stats *st,
+				  struct xio_error *err);
 
 /* Sharding: rank of world readers reads the rank-th contiguous part of
  * [first, first + count): parts differ by at most one token and, in rank
@@ -179,8 +227,8 @@ XIO_API void xio_stream_opts_init(struct xio_stream_opts *o, uint64_t batch_toke
 struct xio_stream;
 
 /* Stats the file, shards the range, starts fetching. The stream uses the
- * client's server and options on a socket of its own; the client may be
- * closed while the stream lives. */
+ * client's server and options on flows (sockets) of its own; the client
+ * may be closed while the stream lives. */
 XIO_API int xio_stream_open(struct xio_client *c, const char *path,
 			    const struct xio_stream_opts *o, struct xio_stream **out,
 			    struct xio_error *err);

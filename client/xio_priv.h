@@ -2,7 +2,8 @@
  * xio_priv.h: what the modules of libxio share and the public header does
  * not show: the error helper, the socket (xio_conn.c), the adaptive timeout
  * (xio_rtt.c), the received-range bookkeeping (xio_missing.c) and the
- * engine that reads through them (xio_read.c, xio_stat.c).
+ * engine of flows that reads through them (xio_engine.c, xio_read.c,
+ * xio_stat.c).
  */
 #ifndef XIO_PRIV_H
 #define XIO_PRIV_H
@@ -71,24 +72,56 @@ XIO_HIDDEN void xio_missing_reset(struct xio_missing *m, uint64_t *bits, uint64_
 XIO_HIDDEN uint64_t xio_missing_mark(struct xio_missing *m, uint64_t a, uint64_t b);
 /* The first missing run at or after from: 1 and [*a, *b), or 0. */
 XIO_HIDDEN int xio_missing_next(const struct xio_missing *m, uint64_t from, struct xio_range *r);
+/* The same within [from, end): the run cut at end; the bits past end are
+ * not looked at (a datagram's placement costs its own length, not the
+ * chunk's). */
+XIO_HIDDEN int xio_missing_next_in(const struct xio_missing *m, uint64_t from, uint64_t end,
+				   struct xio_range *r);
 /* The ranges to ask again, at most max (>= 1): the missing runs in order,
  * the last one stretched over all that is still missing after it. Returns
  * how many. */
 XIO_HIDDEN size_t xio_missing_ranges(const struct xio_missing *m, struct xio_range *out,
 				     size_t max);
 
+/* ---- xio_cc.c: a flow's congestion window, in bytes ---- */
+
+#define XIO_CC_INITIAL (2u << 20)  /* the first window: two 1 MiB requests */
+#define XIO_CC_MIN     (256u << 10) /* the floor, after a timeout */
+#define XIO_CC_STEP    (64u << 10)  /* congestion avoidance: a train a round trip */
+
+struct xio_cc {
+	uint64_t cwnd;
+	uint64_t ssthresh;    /* UINT64_MAX until the first loss */
+	uint64_t min, max;
+	uint64_t recovery_ns; /* losses of requests sent before it count once */
+	uint64_t acked;       /* congestion avoidance: bytes toward the next step */
+	uint64_t reductions;  /* times the window was cut */
+};
+
+/* max: the most the window may reach (half the receive buffer granted). */
+XIO_HIDDEN void xio_cc_init(struct xio_cc *cc, uint64_t max);
+/* bytes new bytes arrived, answering a request sent at sent_ns. */
+XIO_HIDDEN void xio_cc_on_received(struct xio_cc *cc, uint64_t bytes, uint64_t sent_ns);
+/* A loss seen from a gap, of a request sent at sent_ns: the window halves
+ * once per recovery period. */
+XIO_HIDDEN void xio_cc_on_loss(struct xio_cc *cc, uint64_t sent_ns, uint64_t now);
+/* A timeout: halved as for a loss, then down to the floor. */
+XIO_HIDDEN void xio_cc_on_timeout(struct xio_cc *cc, uint64_t sent_ns, uint64_t now);
+
 /* ---- xio_conn.c: the UDP socket to the server ---- */
 
-#define XIO_RX_BATCH   32     /* datagrams per recvmmsg */
-#define XIO_RX_SLOT    65536  /* bytes per received datagram (the UDP maximum) */
+#define XIO_RX_BATCH   64     /* receive buffers per recvmmsg */
+#define XIO_RX_SLOT    65536  /* bytes per buffer: a datagram, or a GRO train, at most 64 KiB */
+#define XIO_RX_CTL     64     /* control bytes per buffer (the UDP_GRO segment size) */
 #define XIO_TX_BATCH   64     /* requests per sendmmsg */
 #define XIO_TX_SLOT    1088   /* a request with the longest path */
 
 struct xio_conn {
 	int fd;
-	int wake_fd;            /* eventfd that interrupts a wait (streams), or -1 */
+	bool gro;               /* UDP_GRO is on: a buffer may hold a train of datagrams */
 	char name[300];         /* the server as given, for messages */
 	uint8_t *rx;            /* XIO_RX_BATCH x XIO_RX_SLOT */
+	uint8_t *rx_ctl;        /* XIO_RX_BATCH x XIO_RX_CTL */
 	struct mmsghdr rmsg[XIO_RX_BATCH];
 	struct iovec riov[XIO_RX_BATCH];
 	uint8_t *tx;            /* XIO_TX_BATCH x XIO_TX_SLOT */
@@ -97,12 +130,41 @@ struct xio_conn {
 	unsigned ntx;           /* requests queued in tx */
 	int send_errno;         /* the last send failure, 0 if none */
 	uint64_t rcvbuf;
+	uint64_t recv_calls;    /* recvmmsg calls that returned buffers */
+	uint64_t rx_buffers;    /* buffers they returned */
 };
 
+/* A received buffer: len bytes (0: truncated), and the segment size of the
+ * datagrams UDP GRO coalesced into it (0: one datagram). */
+struct xio_rx {
+	uint32_t len;
+	uint32_t gso;
+};
+
+/* How a received buffer splits into datagrams: segments of gso bytes, the
+ * last one possibly shorter; one datagram when gso is 0 or covers len. */
+static inline uint32_t xio_gro_count(uint32_t len, uint32_t gso)
+{
+	return gso == 0 || gso >= len ? 1 : (len + gso - 1) / gso;
+}
+
+/* Segment i (< xio_gro_count) of the buffer: its offset in *off, its length
+ * returned. */
+static inline uint32_t xio_gro_segment(uint32_t len, uint32_t gso, uint32_t i, uint32_t *off)
+{
+	if (gso == 0 || gso >= len) {
+		*off = 0;
+		return len;
+	}
+	*off = i * gso;
+	return len - *off < gso ? len - *off : gso;
+}
+
 /* Resolves "HOST[:PORT]", opens a UDP socket connected to it with a
- * receive buffer of rcvbuf bytes (or what the kernel grants). */
-XIO_HIDDEN int xio_conn_open(struct xio_conn *c, const char *server, uint32_t rcvbuf,
-			     bool wakeable, struct xio_error *err);
+ * receive buffer of rcvbuf bytes (or what the kernel grants), UDP_GRO on
+ * when gro is set and the kernel has it. */
+XIO_HIDDEN int xio_conn_open(struct xio_conn *c, const char *server, uint32_t rcvbuf, bool gro,
+			     struct xio_error *err);
 XIO_HIDDEN void xio_conn_close(struct xio_conn *c);
 /* The next free request buffer (sending a full batch first). */
 XIO_HIDDEN uint8_t *xio_conn_tx_buf(struct xio_conn *c, uint64_t *refused);
@@ -112,23 +174,30 @@ XIO_HIDDEN void xio_conn_tx_commit(struct xio_conn *c, size_t len);
  * unreachable counts in *refused, any other failure is kept in send_errno
  * for the timeout's message. */
 XIO_HIDDEN void xio_conn_flush(struct xio_conn *c, uint64_t *refused);
-/* Waits until a datagram arrives, the wake fd fires or deadline_ns passes.
- * Returns 1 when datagrams are waiting, 0 on the deadline, -XIO_ECANCELED
- * when woken, -XIO_ESYS on a failure. */
-XIO_HIDDEN int xio_conn_wait(struct xio_conn *c, uint64_t deadline_ns, struct xio_error *err);
-/* Receives up to XIO_RX_BATCH datagrams without blocking; their lengths in
- * len[] (0 for a truncated one). Returns how many (0: none waiting). */
-XIO_HIDDEN int xio_conn_recv(struct xio_conn *c, uint32_t len[XIO_RX_BATCH], uint64_t *refused,
+/* Waits until a datagram arrives, wake_fd (>= 0) fires or deadline_ns
+ * passes. Returns 1 when datagrams are waiting, 0 on the deadline, 2 when
+ * woken, -XIO_ESYS on a failure. */
+XIO_HIDDEN int xio_conn_wait(struct xio_conn *c, int wake_fd, uint64_t deadline_ns,
 			     struct xio_error *err);
+/* Receives up to XIO_RX_BATCH buffers without blocking, their lengths and
+ * GRO segment sizes in rx[]. Returns how many (0: none waiting). */
+XIO_HIDDEN int xio_conn_recv(struct xio_conn *c, struct xio_rx rx[XIO_RX_BATCH],
+			     uint64_t *refused, struct xio_error *err);
 static inline const uint8_t *xio_conn_rx(const struct xio_conn *c, int i)
 {
 	return c->rx + (size_t)i * XIO_RX_SLOT;
 }
 
-/* ---- the engine: one socket, its timers and counters ---- */
+/* ---- the engine: flows, each a socket with its timer, window and counters ---- */
 
-#define XIO_REQ_TABLE 4096 /* requests remembered, by stream_id modulo */
+#define XIO_REQ_TABLE 4096 /* requests remembered per flow, by stream_id modulo */
 #define XIO_RE_REQ_MAX 64  /* re-requests per chunk per timeout */
+#define XIO_FLOWS_MAX 64
+#define XIO_GAPS_MAX 3      /* holes tracked per request (more: the timeout) */
+#define XIO_REORDER_THRESHOLD 3 /* datagrams past a hole before it is a loss
+				   (RFC 9002's kPacketThreshold) */
+#define XIO_GAP_WATCH 32    /* requests with holes a flow watches for the time rule */
+#define XIO_GAP_TIME_MIN_NS 1000000ull /* the time rule's least wait */
 
 /* A request sent, remembered so that answers can be checked against it. */
 struct xio_req {
@@ -140,26 +209,39 @@ struct xio_req {
 	uint64_t chunk_seq; /* the chunk it was for (a STAT: the stat's number) */
 	uint64_t a, b;      /* the range asked for */
 	uint64_t sent_ns;
+	uint64_t expect;    /* where its answer has reached: the end of the furthest
+			       datagram received (a server answers in order) */
+	uint64_t end_ns;    /* when it reached the end of the range (0: not yet) */
+	uint8_t ngaps;
+	struct xio_gap {
+		uint64_t a, b;  /* a hole the answer left behind it */
+		uint32_t after; /* datagrams of the answer received past it */
+	} gaps[XIO_GAPS_MAX];
 };
 
-/* A chunk being read: one slot of the window. Its clock (last_ns) starts
- * when its latest request is sent and restarts with every new unit; while
- * that request has brought nothing (waiting), new units for requests sent
- * before it restart it too: a server answers in order, so a request queued
- * behind others is not late. */
+/* A chunk being read: one slot of a flow's window. Its clock (last_ns)
+ * starts when its latest request is sent and restarts with every new unit;
+ * while that request has brought nothing (waiting), new units for requests
+ * sent before it restart it too: a server answers in order, so a request
+ * queued behind others is not late. */
 struct xio_slot {
 	uint64_t chunk_seq; /* 0 = free */
-	uint64_t start;     /* first unit (token or byte) of the chunk */
+	uint64_t start;     /* first unit (token or byte) of the chunk in the file */
+	uint64_t dst;       /* where that unit goes: its index in the caller's memory */
 	uint64_t last_ns;
-	uint64_t order;     /* when its latest request went out, in request order */
+	uint64_t sent_ns;   /* when its latest request went out */
+	uint64_t order;     /* the same, in the flow's request order */
 	bool waiting;       /* nothing received since then */
 	bool retried;       /* asked again at least once (no more RTT samples) */
 	unsigned fails;     /* timeouts in a row without a new unit */
 	struct xio_missing miss;
 };
 
-struct xio_engine {
-	struct xio_opts opts;
+/* A flow: a UDP socket of its own (its own source port) to its own server
+ * address, with the requests it sent, its window of chunks, its timer and
+ * its counters. A read runs its flows on threads of their own (flow 0 on
+ * the caller's), all taking chunks from the read's one dispenser. */
+struct xio_flow {
 	struct xio_conn conn;
 	struct xio_rtt rtt;
 	struct xio_stats st;
@@ -169,25 +251,54 @@ struct xio_engine {
 	struct xio_req *reqs;   /* XIO_REQ_TABLE */
 	struct xio_slot *slots; /* opts.window */
 	uint64_t *bits;         /* the slots' bitmaps */
+	uint64_t low;           /* the lowest dst index it is reading (UINT64_MAX: none);
+				   under the read's lock when it falls */
+	struct xio_cc cc;
+	uint32_t watch[XIO_GAP_WATCH]; /* stream_ids of requests with holes */
+	unsigned nwatch;
+	uint64_t inflight;      /* bytes asked for and not received (4 a token, 1 a
+				   byte) */
+};
+
+struct xio_engine {
+	struct xio_opts opts;
+	uint32_t nflows;
+	struct xio_flow *flows; /* opts.flows */
+	int wake_fd;            /* eventfd: a stream closed, or a flow of the read failed */
+	volatile bool canceled; /* the stream was closed */
 	uint64_t slot_units;    /* most units of a chunk */
 	xio_progress_fn progress;
 	void *progress_arg;
 };
 
+/* The number of flows a client has by default: the CPUs this process may
+ * run on (sched_getaffinity), at most 4 (docs/client.md). */
+XIO_HIDDEN uint32_t xio_default_flows(void);
 XIO_HIDDEN int xio_opts_check(const struct xio_opts *o, struct xio_error *err);
+/* Opens opts.flows flows to server. */
 XIO_HIDDEN int xio_engine_init(struct xio_engine *e, const char *server,
-			       const struct xio_opts *o, bool wakeable, struct xio_error *err);
+			       const struct xio_opts *o, struct xio_error *err);
 XIO_HIDDEN void xio_engine_fini(struct xio_engine *e);
-/* A fresh non-zero stream_id and its table entry. */
-XIO_HIDDEN struct xio_req *xio_engine_new_req(struct xio_engine *e);
-XIO_HIDDEN struct xio_req *xio_engine_find_req(struct xio_engine *e, uint32_t id);
-/* The engine's counters with the timer's state filled in. */
+/* A fresh non-zero stream_id of a flow and its table entry. */
+XIO_HIDDEN struct xio_req *xio_flow_new_req(struct xio_flow *f);
+XIO_HIDDEN struct xio_req *xio_flow_find_req(struct xio_flow *f, uint32_t id);
+/* A flow's counters with its timer's state filled in. */
+XIO_HIDDEN void xio_flow_stats(const struct xio_flow *f, struct xio_stats *st);
+/* The engine's: the flows' counters summed (docs/client.md says how the
+ * timer's and the window's are combined). */
 XIO_HIDDEN void xio_engine_stats(const struct xio_engine *e, struct xio_stats *st);
+/* Stops the read in progress, from another thread (xio_stream_close). */
+XIO_HIDDEN void xio_engine_cancel(struct xio_engine *e);
 /* Reads units [first, first + count) of path into dst: UINT16 tokens, or
  * bytes when raw (xio_read.c). */
 XIO_HIDDEN int xio_engine_read(struct xio_engine *e, const char *path, uint64_t first,
 			       uint64_t count, uint8_t *dst, bool raw, struct xio_error *err);
-/* STAT_REQUEST with retries (xio_stat.c). */
+/* Reads the units of n spans of path into dst, each span's right after the
+ * previous one's (xio_read.c). */
+XIO_HIDDEN int xio_engine_readv(struct xio_engine *e, const char *path,
+				const struct xio_span *spans, size_t n, uint8_t *dst, bool raw,
+				struct xio_error *err);
+/* STAT_REQUEST with retries, on flow 0 (xio_stat.c). */
 XIO_HIDDEN int xio_engine_stat(struct xio_engine *e, const char *path, struct xio_stat *st,
 			       struct xio_error *err);
 /* Checks a path's length for a request (1..1024 bytes). */

@@ -2,17 +2,17 @@
  * xio_stat.c: STAT_REQUEST, asked again after each timeout (a new
  * stream_id each time, any of them may answer) up to `retries` times; the
  * first try's answer, if it was never asked again (Karn), is a round-trip
- * sample for the adaptive timeout.
+ * sample for the adaptive timeout. A STAT goes out on flow 0.
  */
 #include <string.h>
 
 #include "xio_msg.h"
 #include "xio_priv.h"
 
-static struct xio_req *send_stat(struct xio_engine *e, const char *path, size_t plen,
+static struct xio_req *send_stat(struct xio_flow *e, const char *path, size_t plen,
 				 uint64_t stat_no, bool first_try)
 {
-	struct xio_req *r = xio_engine_new_req(e);
+	struct xio_req *r = xio_flow_new_req(e);
 	uint8_t *buf = xio_conn_tx_buf(&e->conn, &e->st.refused);
 	size_t len = xio_request_build(buf, XIO_TX_SLOT, XIO_OP_STAT_REQUEST, r->id, 0, 0, 0, 0,
 				       path, plen);
@@ -30,7 +30,7 @@ static struct xio_req *send_stat(struct xio_engine *e, const char *path, size_t 
 }
 
 /* One datagram: 1 when it settled the stat (rc in *rc), 0 otherwise. */
-static int on_datagram(struct xio_engine *e, const char *path, uint64_t stat_no,
+static int on_datagram(struct xio_flow *e, const char *path, uint64_t stat_no,
 		       const uint8_t *b, uint32_t len, uint64_t now, struct xio_stat *st, int *rc,
 		       struct xio_error *err)
 {
@@ -45,7 +45,7 @@ static int on_datagram(struct xio_engine *e, const char *path, uint64_t stat_no,
 		e->st.malformed++;
 		return 0;
 	}
-	r = xio_engine_find_req(e, h.stream_id);
+	r = xio_flow_find_req(e, h.stream_id);
 	if (!r) {
 		e->st.ignored++;
 		return 0;
@@ -82,9 +82,10 @@ static int on_datagram(struct xio_engine *e, const char *path, uint64_t stat_no,
 	return 1;
 }
 
-int xio_engine_stat(struct xio_engine *e, const char *path, struct xio_stat *st,
+int xio_engine_stat(struct xio_engine *eng, const char *path, struct xio_stat *st,
 		    struct xio_error *err)
 {
+	struct xio_flow *e = &eng->flows[0];
 	uint64_t stat_no = ++e->chunk_seq, last;
 	struct xio_req *first;
 	uint32_t first_id;
@@ -99,15 +100,18 @@ int xio_engine_stat(struct xio_engine *e, const char *path, struct xio_stat *st,
 	first_id = first->id;
 	last = xio_now_ns();
 	for (;;) {
-		uint32_t len[XIO_RX_BATCH];
+		struct xio_rx rx[XIO_RX_BATCH];
 		int n;
 
-		rc = xio_conn_wait(&e->conn, last + xio_rtt_timeout(&e->rtt, fails) * 1000, err);
+		rc = xio_conn_wait(&e->conn, eng->wake_fd,
+				   last + xio_rtt_timeout(&e->rtt, fails) * 1000, err);
 		if (rc < 0)
 			return rc;
+		if (rc == 2 && eng->canceled)
+			return xio_fail(err, XIO_ECANCELED, "%s: canceled", path);
 		if (rc == 0) {
 			e->st.timeouts++;
-			if (++fails > e->opts.retries)
+			if (++fails > eng->opts.retries)
 				return xio_fail(err, XIO_ETIMEOUT,
 						"%s: no answer from %s to STAT after %u tries%s", path,
 						e->conn.name, fails,
@@ -120,13 +124,17 @@ int xio_engine_stat(struct xio_engine *e, const char *path, struct xio_stat *st,
 			last = xio_now_ns();
 			continue;
 		}
-		n = xio_conn_recv(&e->conn, len, &e->st.refused, err);
+		n = xio_conn_recv(&e->conn, rx, &e->st.refused, err);
 		if (n < 0)
 			return n;
 		for (int i = 0; i < n; i++)
-			if (on_datagram(e, path, stat_no, xio_conn_rx(&e->conn, i), len[i], xio_now_ns(),
-					st, &rc, err))
-				stat_no = 0; /* settled: more answers are duplicates */
+			for (uint32_t k = 0, off; k < xio_gro_count(rx[i].len, rx[i].gso); k++) {
+				uint32_t len = xio_gro_segment(rx[i].len, rx[i].gso, k, &off);
+
+				if (on_datagram(e, path, stat_no, xio_conn_rx(&e->conn, i) + off, len,
+						xio_now_ns(), st, &rc, err))
+					stat_no = 0; /* settled: more answers are duplicates */
+			}
 		if (stat_no == 0)
 			return rc;
 	}

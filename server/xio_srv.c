@@ -30,11 +30,48 @@ struct xio_srv {
 
 static void worker_free(struct xio_srv_worker *w);
 
+/* Opens s's socket on the configured address: 0, else -1 (printed). */
+static int open_sock(struct xio_srv *s, struct xio_srv_sock *sock, unsigned id, bool reuseport)
+{
+	const char *what;
+
+	while (xio_srv_sock_open(sock, id, (struct sockaddr *)&s->cfg->bind, s->cfg->bind_len,
+				 reuseport, &what) < 0) {
+		/* the default "::" on a host without IPv6 */
+		if (errno == EAFNOSUPPORT && xio_srv_config_bind_v4(s->cfg))
+			continue;
+		xio_cli_error("cannot %s %s port %u: %s", what, s->cfg->bind_str, s->cfg->port,
+			      strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Several workers share the port by SO_REUSEPORT, which would as well let
+ * them join another server's group on it: a socket without it is bound
+ * first, so that a port in use is refused as with one worker. 0, else -1
+ * (printed). */
+static int check_port_free(struct xio_srv *s)
+{
+	struct xio_srv_sock *probe = malloc(sizeof(*probe));
+
+	if (!probe) {
+		xio_cli_error("out of memory");
+		return -1;
+	}
+	if (open_sock(s, probe, 0, false) < 0) {
+		free(probe);
+		return -1;
+	}
+	xio_srv_sock_close(probe);
+	free(probe);
+	return 0;
+}
+
 static struct xio_srv_worker *worker_new(struct xio_srv *s, unsigned id)
 {
 	size_t size = (sizeof(struct xio_srv_worker) + 63) & ~(size_t)63;
 	struct xio_srv_worker *w = aligned_alloc(64, size);
-	const char *what;
 
 	if (!w) {
 		xio_cli_error("out of memory");
@@ -47,13 +84,9 @@ static struct xio_srv_worker *worker_new(struct xio_srv *s, unsigned id)
 	w->stop = &s->stop;
 	w->payload4 = xio_mtu_payload(s->cfg->mtu, false);
 	w->payload6 = xio_mtu_payload(s->cfg->mtu, true);
-	while (xio_srv_sock_open(&w->sock, id, (struct sockaddr *)&s->cfg->bind, s->cfg->bind_len,
-				 s->cfg->threads > 1, &what) < 0) {
-		/* the default "::" on a host without IPv6 */
-		if (errno == EAFNOSUPPORT && xio_srv_config_bind_v4(s->cfg))
-			continue;
-		xio_cli_error("cannot %s %s port %u: %s", what, s->cfg->bind_str, s->cfg->port,
-			      strerror(errno));
+	w->burst = s->cfg->burst;
+	w->flow_ns_per_byte = s->cfg->flow_rate_gbit > 0 ? 8.0 / s->cfg->flow_rate_gbit : 0;
+	if (open_sock(s, &w->sock, id, s->cfg->threads > 1) < 0) {
 		free(w);
 		return NULL;
 	}
@@ -120,6 +153,10 @@ struct xio_srv *xio_srv_open(struct xio_srv_config *cfg)
 		free(s);
 		return NULL;
 	}
+	if (cfg->threads > 1 && check_port_free(s) < 0) {
+		srv_free(s);
+		return NULL;
+	}
 	for (s->n = 0; s->n < cfg->threads; s->n++)
 		if (!(s->w[s->n] = worker_new(s, s->n))) {
 			srv_free(s);
@@ -147,7 +184,11 @@ void xio_srv_announce(const struct xio_srv *s, FILE *out)
 		s->w[0]->payload4 / 4);
 	if (c->bind.ss_family == AF_INET6)
 		fprintf(out, ", %u over IPv6", s->w[0]->payload6 / 4);
-	fprintf(out, " | %u thread%s, ", c->threads, c->threads > 1 ? "s" : "");
+	fprintf(out, " | %u thread%s, bursts of %u datagrams", c->threads,
+		c->threads > 1 ? "s" : "", c->burst);
+	if (c->flow_rate_gbit > 0)
+		fprintf(out, " at %g Gbit/s a client", c->flow_rate_gbit);
+	fprintf(out, ", ");
 	if (c->rate_gbit > 0)
 		fprintf(out, "paced at %g Gbit/s", c->rate_gbit);
 	else
@@ -216,7 +257,8 @@ int xio_srv_serve(struct xio_srv *s)
 int xio_srv_close(struct xio_srv *s)
 {
 	struct xio_srv_run_info info = { .threads = s->cfg->threads, .mtu = s->cfg->mtu,
-					 .rate_gbit = s->cfg->rate_gbit, .gso = true };
+					 .rate_gbit = s->cfg->rate_gbit, .gso = true,
+					 .burst = s->cfg->burst };
 	double elapsed = (double)(s->t1_ns - s->t0_ns) / 1e9;
 	struct xio_srv_counters c;
 	int rc = 0;
@@ -226,9 +268,10 @@ int xio_srv_close(struct xio_srv *s)
 		info.gso = info.gso && s->w[i]->sock.gso;
 	printf("xio-server: received %" PRIu64 " refused %" PRIu64 " ignored %" PRIu64
 	       " requests %" PRIu64 " errors %" PRIu64 " datagrams %" PRIu64 " bytes %" PRIu64
-	       " send_errors %" PRIu64 " in %.3f s\n",
+	       " send_errors %" PRIu64 " send_retries %" PRIu64 " in %.3f s\n",
 	       c.received, c.refused, c.ignored, c.requests[0] + c.requests[1],
-	       c.answers[XIO_SRV_ANS_ERROR], c.datagrams, c.bytes, c.send_errors, elapsed);
+	       c.answers[XIO_SRV_ANS_ERROR], c.datagrams, c.bytes, c.send_errors, c.send_retries,
+	       elapsed);
 	fflush(stdout);
 	if (s->cfg->stats_json && xio_srv_stats_save(s->cfg->stats_json, &c, elapsed, &info) < 0) {
 		xio_cli_error("--stats-json: cannot write '%s': %s", s->cfg->stats_json,

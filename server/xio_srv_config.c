@@ -8,6 +8,7 @@
 #include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,12 @@ static int usage(void)
 	       "  --rate GBIT         pace the answers to GBIT Gbit/s of UDP payload, all\n"
 	       "                      threads together (default 0: not paced)\n"
 	       "  --threads N         worker threads on one port (SO_REUSEPORT), 1..%u\n"
-	       "                      (default 1)\n"
+	       "                      (default: the cores this process may use, at most %u;\n"
+	       "                      %u here)\n"
+	       "  --burst N           most datagrams sent to one client back to back while\n"
+	       "                      other clients' answers wait, 1..%u (default %u)\n"
+	       "  --flow-rate GBIT    pace each client's bursts to GBIT Gbit/s of UDP payload\n"
+	       "                      (default 0: bursts back to back)\n"
 	       "  --stats-json FILE   write the counters as JSON at exit\n"
 	       "  --stats-interval S  print a counters line every S seconds (default 0: none)\n"
 	       "  --duration S        stop after S seconds (default 0: at SIGINT/SIGTERM)\n"
@@ -47,7 +53,9 @@ static int usage(void)
 	       "  --help              this text\n"
 	       "  --version           the version\n"
 	       "SIGINT or SIGTERM: finish the answer being sent, write the counters, exit 0.\n",
-	       xio_cli_prog(), XIO_DEFAULT_UDP_PORT, 64u, XIO_SRV_MTU_MAX, XIO_SRV_THREADS_MAX);
+	       xio_cli_prog(), XIO_DEFAULT_UDP_PORT, 64u, XIO_SRV_MTU_MAX, XIO_SRV_THREADS_MAX,
+	       XIO_SRV_THREADS_AUTO_MAX, xio_srv_threads_default(), XIO_SRV_BURST_MAX,
+	       XIO_SRV_BURST_DEFAULT);
 	return XIO_CLI_DONE;
 }
 
@@ -80,6 +88,19 @@ static void set_port(struct xio_srv_config *c)
 		((struct sockaddr_in *)&c->bind)->sin_port = htons(c->port);
 	else
 		((struct sockaddr_in6 *)&c->bind)->sin6_port = htons(c->port);
+}
+
+unsigned xio_srv_threads_default(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 1;
+	n = CPU_COUNT(&set);
+	if (n < 1)
+		return 1;
+	return n > XIO_SRV_THREADS_AUTO_MAX ? XIO_SRV_THREADS_AUTO_MAX : (unsigned)n;
 }
 
 bool xio_srv_config_bind_v4(struct xio_srv_config *c)
@@ -128,7 +149,8 @@ static int check_mtu(const struct xio_srv_config *c)
 int xio_srv_config_parse(int argc, char **argv, struct xio_srv_config *c)
 {
 	enum { O_ROOT = 256, O_BIND, O_PORT, O_ALLOW, O_MTU, O_RATE, O_THREADS, O_STATS_JSON,
-	       O_STATS_INTERVAL, O_DURATION, O_IDLE_EXIT, O_HELP, O_VERSION, O_METRICS };
+	       O_STATS_INTERVAL, O_DURATION, O_IDLE_EXIT, O_HELP, O_VERSION, O_METRICS, O_BURST,
+	       O_FLOW_RATE };
 	static const struct option longopts[] = {
 		{ "root", required_argument, NULL, O_ROOT },
 		{ "bind", required_argument, NULL, O_BIND },
@@ -137,6 +159,8 @@ int xio_srv_config_parse(int argc, char **argv, struct xio_srv_config *c)
 		{ "mtu", required_argument, NULL, O_MTU },
 		{ "rate", required_argument, NULL, O_RATE },
 		{ "threads", required_argument, NULL, O_THREADS },
+		{ "burst", required_argument, NULL, O_BURST },
+		{ "flow-rate", required_argument, NULL, O_FLOW_RATE },
 		{ "stats-json", required_argument, NULL, O_STATS_JSON },
 		{ "stats-interval", required_argument, NULL, O_STATS_INTERVAL },
 		{ "duration", required_argument, NULL, O_DURATION },
@@ -151,7 +175,8 @@ int xio_srv_config_parse(int argc, char **argv, struct xio_srv_config *c)
 	int opt, rc = 0;
 
 	*c = (struct xio_srv_config){ .rootfd = -1, .bind_str = "::", .port = XIO_DEFAULT_UDP_PORT,
-				      .mtu = 1500, .threads = 1 };
+				      .mtu = 1500, .threads = xio_srv_threads_default(),
+				      .burst = XIO_SRV_BURST_DEFAULT };
 	optind = 1;
 	opterr = 0;
 	while (rc == 0 && (opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
@@ -165,6 +190,13 @@ int xio_srv_config_parse(int argc, char **argv, struct xio_srv_config *c)
 		case O_THREADS:
 			if (!(rc = xio_cli_num("threads", optarg, 1, XIO_SRV_THREADS_MAX, &v)))
 				c->threads = (unsigned)v;
+			break;
+		case O_BURST:
+			if (!(rc = xio_cli_num("burst", optarg, 1, XIO_SRV_BURST_MAX, &v)))
+				c->burst = (unsigned)v;
+			break;
+		case O_FLOW_RATE:
+			rc = xio_cli_real("flow-rate", optarg, 0, 1000, &c->flow_rate_gbit);
 			break;
 		case O_STATS_JSON: c->stats_json = optarg; break;
 		case O_STATS_INTERVAL:

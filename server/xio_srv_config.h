@@ -14,6 +14,9 @@
 
 #define XIO_SRV_MTU_MAX     9000
 #define XIO_SRV_THREADS_MAX 64
+#define XIO_SRV_THREADS_AUTO_MAX 16 /* --threads' default: the usable cores, at most this */
+#define XIO_SRV_BURST_DEFAULT 64    /* --burst: datagrams to one client per turn */
+#define XIO_SRV_BURST_MAX 1024      /* XIO_SRV_TRAIN_SLOTS */
 
 struct xio_srv_config {
 	const char *root;  /* --root, as given */
@@ -26,7 +29,9 @@ struct xio_srv_config {
 	struct xio_srv_allow allow;
 	uint32_t mtu;
 	double rate_gbit;   /* 0: not paced */
+	double flow_rate_gbit; /* --flow-rate: per client, 0: not paced */
 	unsigned threads;
+	unsigned burst;     /* most datagrams to one client back to back */
 	const char *stats_json; /* NULL: none */
 	double stats_interval;  /* s, 0: no line */
 	double duration;        /* s, 0: until a signal */
@@ -40,6 +45,10 @@ struct xio_srv_config {
  * --help or --version is printed; XIO_CLI_USAGE or XIO_CLI_FAIL after one
  * line naming the problem (common/xio_cli.h: the exit code). */
 int xio_srv_config_parse(int argc, char **argv, struct xio_srv_config *c);
+
+/* --threads' default: the cores this process may run on (sched_getaffinity),
+ * at most XIO_SRV_THREADS_AUTO_MAX; 1 if that cannot be read. */
+unsigned xio_srv_threads_default(void);
 
 /* The default bind address "::" as IPv4 "0.0.0.0", for hosts without
  * IPv6; false when the address was given (or is already IPv4). */

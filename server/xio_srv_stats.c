@@ -12,6 +12,8 @@
 static const char *const req_names[XIO_SRV_REQ_COUNT] = { "read_request", "stat_request" };
 static const char *const ans_names[XIO_SRV_ANS_COUNT] = { "read_reply", "data_reply",
 							  "stat_reply", "error_reply" };
+static const char *const send_names[XIO_SRV_SEND_REASONS] = { "nobufs", "too_big",
+							       "unreachable", "other" };
 
 const char *xio_srv_req_name(unsigned i)
 {
@@ -21,6 +23,11 @@ const char *xio_srv_req_name(unsigned i)
 const char *xio_srv_ans_name(unsigned i)
 {
 	return i < XIO_SRV_ANS_COUNT ? ans_names[i] : NULL;
+}
+
+const char *xio_srv_send_reason_name(unsigned i)
+{
+	return i < XIO_SRV_SEND_REASONS ? send_names[i] : NULL;
 }
 
 const char *xio_srv_err_label(unsigned code)
@@ -85,6 +92,7 @@ void xio_srv_stats_json(struct xio_json *j, const struct xio_srv_counters *c, do
 	xio_json_u64(j, "mtu", info->mtu);
 	xio_json_double(j, "rate_gbit", info->rate_gbit, -1);
 	xio_json_bool(j, "gso", info->gso);
+	xio_json_u64(j, "burst", info->burst);
 	xio_json_end_object(j);
 }
 

@@ -27,11 +27,20 @@ enum xio_srv_ans {
 	XIO_SRV_ANS_COUNT
 };
 #define XIO_SRV_ERR_COUNT (XIO_E_IO + 1) /* errors[code], code 1..6 */
+/* Why the kernel refused a send for good (send_errors_by_reason). */
+enum xio_srv_send_reason {
+	XIO_SRV_SEND_NOBUFS = 0,  /* ENOBUFS/EAGAIN after XIO_SRV_SEND_TRIES tries */
+	XIO_SRV_SEND_TOO_BIG,     /* EMSGSIZE: --mtu above the interface's */
+	XIO_SRV_SEND_UNREACHABLE, /* no route, or an ICMP error for the client */
+	XIO_SRV_SEND_OTHER,
+	XIO_SRV_SEND_REASONS
+};
 
 /* The counters, one line each, in JSON order. C(name, stats line name or
  * NULL, help): one value; A(name, count, label of element i, Prometheus
  * label, JSON key of the breakdown, stats line name or NULL, help): an
- * array, its sum under name in the JSON and on the stats line. */
+ * array, its sum under name in the JSON and on the stats line (JSON key
+ * NULL: the breakdown under name, without a sum). */
 #define XIO_SRV_COUNTERS(C, A)                                                                   \
 	A(requests, XIO_SRV_REQ_COUNT, xio_srv_req_name, "opcode", "requests_by_opcode",        \
 	  "requests", "Requests taken, by opcode")                                               \
@@ -42,7 +51,11 @@ enum xio_srv_ans {
 	C(datagrams, "datagrams", "Datagrams sent")                                              \
 	C(bytes, "bytes", "UDP payload bytes sent (what --rate paces)")                          \
 	C(file_bytes, NULL, "File bytes carried by READ_REPLY and DATA_REPLY")                   \
-	C(send_errors, "send_errors", "Datagrams the kernel refused to send")                    \
+	C(send_errors, "send_errors", "Datagrams the kernel refused to send, for good")          \
+	A(send_errors_by_reason, XIO_SRV_SEND_REASONS, xio_srv_send_reason_name, "reason",      \
+	  NULL, NULL, "Datagrams the kernel refused to send, by reason")                         \
+	C(send_retries, "send_retries", "Sends refused for want of buffers, tried again")        \
+	C(icmp_errors, NULL, "ICMP errors read off the sockets' error queues")                   \
 	C(received, NULL, "Datagrams taken in")                                                  \
 	C(refused, "refused", "Datagrams from outside the allow list (not answered)")            \
 	C(ignored, "ignored", "Datagrams that are not XIO requests (not answered)")              \
@@ -67,6 +80,8 @@ struct xio_srv_counters {
 const char *xio_srv_req_name(unsigned i);
 const char *xio_srv_ans_name(unsigned i);
 const char *xio_srv_err_label(unsigned code);
+/* "nobufs", "too_big", "unreachable", "other" */
+const char *xio_srv_send_reason_name(unsigned i);
 
 /* Adds a worker's counters (read while it runs) into *sum; last_rx_ns: the
  * latest of the two. */
@@ -78,6 +93,7 @@ struct xio_srv_run_info {
 	uint32_t mtu;
 	double rate_gbit;
 	bool gso; /* every worker still on UDP GSO at the end */
+	unsigned burst; /* --burst */
 };
 
 /* One line: "xio-server: t=..." with rates over dt and the totals. */

@@ -1,13 +1,15 @@
 # tests/server.mk: the tests of xio-server (server/server.mk), in make test:
 #   server-unit   CUnit tests/server/test_server.c, native and ASan+UBSan:
 #                 confinement, cache, every error code, chunking, allow list,
-#                 pacing, GSO and sendmmsg trains on loopback (ports 21100-21109)
+#                 pacing, GSO and sendmmsg trains, turns, ICMP errors on
+#                 loopback (ports 21100-21109)
 #                 (stages/xio_msg.c has its own tests/unit/test_msg.c in `unit`)
 #   server-fuzz   libFuzzer on the request handler for SERVER_FUZZ_SECONDS (30)
 #   server-e2e    build/xio-server on loopback against tests/server/xio_client.py
 #                 (ports 21000-21099)
 #   server-netns  two network namespaces (xsv-*), under flock /tmp/xio-live.lock:
-#                 --allow refusing an address outside the list, GSO fallback
+#                 --allow refusing an address outside the list, --mtu above the
+#                 interface's, sends the device drops (ENOBUFS) retried and counted
 
 SERVER_TEST      := $(BUILD)/tests/test_server
 SERVER_TEST_ASAN := $(BUILD)/asan/tests/test_server
@@ -79,7 +81,7 @@ TESTS += server-fuzz
 server-e2e: $(SERVER_BIN)
 	bash tests/server/e2e.sh $(BUILD)
 
-server-netns: $(SERVER_BIN)
+server-netns: $(SERVER_BIN) $(BUILD)/live/xio-fault
 	flock /tmp/xio-live.lock bash tests/server/netns.sh $(BUILD)
 
 TESTS += server-e2e server-netns

@@ -12,6 +12,7 @@
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -39,6 +40,16 @@ enum mode {
 	M_STAT_ONLY, /* STAT answered, READ never */
 	M_LATE,      /* each read's first datagram sent again during the next read */
 	M_INVALID,   /* invalid datagrams among the good ones */
+	M_GSO,       /* a 1000-token answer as one UDP GSO train and a datagram */
+	M_FLOWS,     /* requests held until 3 source ports asked; the first port's
+			first requests then dropped */
+	M_GAP,       /* the answer to [0, 1000) without its datagrams [250, 500) */
+	M_TAIL,      /* the answer to [0, 1000) without its datagram [750, 875) */
+};
+
+struct peer {
+	struct sockaddr_storage a;
+	socklen_t len;
 };
 
 struct script {
@@ -52,6 +63,12 @@ struct script {
 	unsigned nseen;
 	uint8_t held[4096];        /* M_LATE: a datagram kept for later */
 	size_t held_len;
+	/* M_FLOWS: the source ports seen, requests held until there are 3 */
+	uint16_t ports[8];
+	unsigned nports;
+	struct { struct xio_request r; struct peer p; } gather[16];
+	unsigned ngather;
+	bool released;
 };
 
 static int32_t tok[NTOK];
@@ -78,10 +95,6 @@ static int bound_socket(uint16_t port)
 	return fd;
 }
 
-struct peer {
-	struct sockaddr_storage a;
-	socklen_t len;
-};
 
 static void send_to(struct script *s, const struct peer *p, const uint8_t *b, size_t n)
 {
@@ -178,6 +191,43 @@ static void answer_invalid(struct script *s, const struct peer *p, const struct 
 	answer_all(s, p, r);
 }
 
+/* One UDP GSO train of 4 segments of XIO_HDR_LEN + 1000 bytes, the last
+ * shorter: INT32 [a, a + 250), a segment that is not XIO, UINT16 [a + 250,
+ * a + 750), INT32 [a + 750, a + 900); then INT32 [a + 900, a + 1000) as a
+ * datagram of its own. A client with UDP_GRO receives the train as one
+ * buffer; without it the kernel cuts it into 4 datagrams. */
+static void answer_gso(struct script *s, const struct peer *p, const struct xio_request *r)
+{
+	enum { SEG = XIO_HDR_LEN + 1000 };
+	static uint8_t train[4 * SEG];
+	uint64_t a = r->hdr.first_token, end = a + r->hdr.token_count;
+	uint8_t ctl[CMSG_SPACE(sizeof(uint16_t))] = { 0 }, one[SEG];
+	struct iovec iov = { .iov_base = train };
+	struct msghdr m = { .msg_name = (void *)&p->a, .msg_namelen = p->len, .msg_iov = &iov,
+			    .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	uint16_t seg = SEG;
+	size_t len = 0;
+
+	if (r->hdr.token_count != 1000) {
+		answer_all(s, p, r);
+		return;
+	}
+	len += build_reply(r, a, a + 250, false, end, train + len);
+	memset(train + len, 0x5a, SEG); /* not XIO */
+	len += SEG;
+	len += build_reply(r, a + 250, a + 750, true, end, train + len);
+	len += build_reply(r, a + 750, a + 900, false, end, train + len);
+	iov.iov_len = len;
+	cm->cmsg_level = SOL_UDP;
+	cm->cmsg_type = UDP_SEGMENT;
+	cm->cmsg_len = CMSG_LEN(sizeof(seg));
+	memcpy(CMSG_DATA(cm), &seg, sizeof(seg));
+	if (sendmsg(s->fd, &m, 0) != (ssize_t)len)
+		perror("test_client_proto: GSO sendmsg");
+	send_to(s, p, one, build_reply(r, a + 900, end, false, end, one));
+}
+
 static void answer(struct script *s, const struct peer *p, const struct xio_request *r)
 {
 	uint8_t buf[sizeof(s->held)];
@@ -211,7 +261,64 @@ static void answer(struct script *s, const struct peer *p, const struct xio_requ
 	case M_INVALID:
 		answer_invalid(s, p, r);
 		break;
+	case M_GSO:
+		answer_gso(s, p, r);
+		break;
+	case M_FLOWS:
+		answer_all(s, p, r);
+		break;
+	case M_GAP:
+		if (a != 0 || r->hdr.token_count != 1000) {
+			answer_all(s, p, r);
+			break;
+		}
+		for (uint64_t t = 0; t < 1000; t += 125) /* 8 datagrams, the 3rd and 4th lost */
+			if (t != 250 && t != 375)
+				send_range(s, p, r, t, t + 125, t >= 500);
+		break;
+	case M_TAIL:
+		if (a != 0 || r->hdr.token_count != 1000) {
+			answer_all(s, p, r);
+			break;
+		}
+		for (uint64_t t = 0; t < 1000; t += 125) /* 8 datagrams, the 7th lost */
+			if (t != 750)
+				send_range(s, p, r, t, t + 125, false);
+		break;
 	}
+}
+
+static uint16_t peer_port(const struct peer *p)
+{
+	return ntohs(((const struct sockaddr_in *)&p->a)->sin_port);
+}
+
+/* M_FLOWS: holds the requests until 3 source ports have asked (so every
+ * flow has its first chunks before any answer comes), then answers them
+ * but those of the first port, which are lost: that flow waits out its
+ * timeout while the others take the rest of the read. Returns true when
+ * the request is dealt with. */
+static bool gather(struct script *s, const struct peer *p, const struct xio_request *r)
+{
+	unsigned k;
+
+	if (s->released)
+		return false;
+	for (k = 0; k < s->nports && s->ports[k] != peer_port(p); k++)
+		;
+	if (k == s->nports && k < 8)
+		s->ports[s->nports++] = peer_port(p);
+	if (s->ngather < 16) {
+		s->gather[s->ngather].r = *r;
+		s->gather[s->ngather++].p = *p;
+	}
+	if (s->nports < 3)
+		return true;
+	s->released = true;
+	for (unsigned i = 0; i < s->ngather; i++)
+		if (peer_port(&s->gather[i].p) != s->ports[0])
+			answer_all(s, &s->gather[i].p, &s->gather[i].r);
+	return true;
 }
 
 static void serve(struct script *s, const uint8_t *b, size_t len, const struct peer *p)
@@ -231,6 +338,8 @@ static void serve(struct script *s, const uint8_t *b, size_t len, const struct p
 		s->seen[s->nseen++] = (struct xio_range){ r.hdr.first_token,
 							  r.hdr.first_token + r.hdr.token_count };
 	pthread_mutex_unlock(&s->lock);
+	if (s->mode == M_FLOWS && gather(s, p, &r))
+		return;
 	answer(s, p, &r);
 }
 
@@ -261,6 +370,9 @@ static void start(enum mode mode, uint64_t file_tokens)
 	srv.file_tokens = file_tokens;
 	srv.nseen = 0;
 	srv.held_len = 0;
+	srv.nports = 0;
+	srv.ngather = 0;
+	srv.released = false;
 	srv.stop = 0;
 	pthread_create(&srv.th, NULL, server_main, &srv);
 }
@@ -270,6 +382,9 @@ static void stop_server(void)
 	srv.stop = 1;
 	pthread_join(srv.th, NULL);
 }
+
+static uint32_t client_gro = 1;   /* the gro option of the next client() */
+static uint32_t client_flows = 1; /* and its flows */
 
 /* A client of the scripted server with small chunks. */
 static struct xio_client *client(uint16_t port, uint32_t window, uint32_t timeout_ms,
@@ -287,6 +402,8 @@ static struct xio_client *client(uint16_t port, uint32_t window, uint32_t timeou
 	o.retries = retries;
 	o.crc = crc;
 	o.saturate = saturate;
+	o.gro = client_gro;
+	o.flows = client_flows;
 	snprintf(name, sizeof(name), "127.0.0.1:%u", port);
 	if (xio_connect(name, &o, &c, &err) < 0) {
 		fprintf(stderr, "xio_connect: %s\n", err.msg);
@@ -522,6 +639,212 @@ static void test_stat_and_raw(void)
 	xio_close(c);
 }
 
+/* xio_readv: random spans (some overlapping, some of 1 token, some
+ * crossing chunk boundaries) in one call, each span's tokens right after
+ * the previous span's; a span past the end of the file is XIO_ERANGE,
+ * whether the server cuts the answer short or refuses it. */
+static void test_readv(void)
+{
+	enum { NSPAN = 40 };
+	static uint16_t out[NSPAN * NTOK];
+	struct xio_client *c = client(PORT, 4, 500, 3, true, false);
+	struct xio_span sp[NSPAN];
+	struct xio_error err;
+	struct xio_stats st;
+	uint64_t total = 0, at = 0, rng = 12345;
+	int rc;
+
+	for (int i = 0; i < NSPAN; i++) {
+		rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+		sp[i].first = (rng >> 33) % NTOK;
+		sp[i].count = i % 5 == 0 ? 1 : 1 + (rng >> 13) % (NTOK - sp[i].first);
+		total += sp[i].count;
+	}
+	total += sp[3].count - sp[7].count;
+	sp[7] = sp[3]; /* the same span twice */
+	memset(out, 0, sizeof(out));
+	start(M_NORMAL, NTOK);
+	rc = xio_readv(c, "f", sp, NSPAN, out, &err);
+	XIO_CHECK(rc == 0, "readv: %s", err.msg);
+	for (int i = 0; i < NSPAN; i++) {
+		if (!tokens_match(out + at, sp[i].first, sp[i].count))
+			XIO_CHECK(0, "span %d (%llu + %llu) at %llu", i, (unsigned long long)sp[i].first,
+				  (unsigned long long)sp[i].count, (unsigned long long)at);
+		at += sp[i].count;
+	}
+	xio_client_stats(c, &st);
+	XIO_CHECK(st.tokens == total && st.re_requests == 0, "tokens %llu of %llu, re_requests %llu",
+		  (unsigned long long)st.tokens, (unsigned long long)total,
+		  (unsigned long long)st.re_requests);
+	check_accounting(&st);
+
+	/* past the end: the server's answer ends early (LAST), or it refuses */
+	sp[0] = (struct xio_span){ 10, 5 };
+	sp[1] = (struct xio_span){ 2990, 20 };
+	rc = xio_readv(c, "f", sp, 2, out, &err);
+	XIO_CHECK(rc == -XIO_ERANGE && strstr(err.msg, "the file ends at token 3000"), "%d %s", rc,
+		  err.msg);
+	sp[1] = (struct xio_span){ 3500, 1 };
+	rc = xio_readv(c, "f", sp, 2, out, &err);
+	XIO_CHECK(rc == -XIO_ERANGE && strstr(err.msg, "range"), "%d %s", rc, err.msg);
+	sp[1] = (struct xio_span){ 0, 0 };
+	XIO_CHECK(xio_readv(c, "f", sp, 2, out, &err) == 0 && tokens_match(out, 10, 5),
+		  "a span of 0 tokens is skipped: %s", err.msg);
+	sp[0] = (struct xio_span){ UINT64_MAX, 2 };
+	XIO_CHECK(xio_readv(c, "f", sp, 1, out, &err) == -XIO_EARG, "an overflowing span");
+	XIO_CHECK(xio_readv(c, "f", sp, 0, out, &err) == -XIO_EARG, "no spans");
+	stop_server();
+	xio_close(c);
+}
+
+/* Answers as UDP GSO trains: with UDP_GRO each train is one buffer, split
+ * by its segment size (the last segment shorter, one not XIO, UINT16 and
+ * INT32 segments in one buffer); without it, the same datagrams one by
+ * one. The tokens and the counters are the same either way. */
+static void test_gro_trains(void)
+{
+	static uint16_t out[NTOK];
+
+	start(M_GSO, NTOK);
+	for (uint32_t gro = 0; gro <= 1; gro++) {
+		struct xio_client *c;
+		struct xio_error err;
+		struct xio_stats st;
+		int rc;
+
+		client_gro = gro;
+		c = client(PORT, 4, 500, 3, true, false);
+		memset(out, 0, sizeof(out));
+		rc = xio_read(c, "f", 0, NTOK, out, &err);
+		XIO_CHECK(rc == 0, "gro %u: read: %s", gro, err.msg);
+		tokens_match(out, 0, NTOK);
+		xio_client_stats(c, &st);
+		/* 3 chunks, each a train of 4 and a datagram */
+		XIO_CHECK(st.gro == gro && st.datagrams == 15 && st.malformed == 3 &&
+			  st.replies_int32 == 9 && st.replies_uint16 == 3 && st.re_requests == 0 &&
+			  st.rx_buffers == (gro ? 6 : 15),
+			  "gro %u/%llu: datagrams %llu malformed %llu int32 %llu uint16 %llu "
+			  "re_requests %llu rx_buffers %llu", gro, (unsigned long long)st.gro,
+			  (unsigned long long)st.datagrams, (unsigned long long)st.malformed,
+			  (unsigned long long)st.replies_int32, (unsigned long long)st.replies_uint16,
+			  (unsigned long long)st.re_requests, (unsigned long long)st.rx_buffers);
+		XIO_CHECK(st.recv_calls >= 1 && st.recv_calls <= st.rx_buffers, "recv_calls %llu",
+			  (unsigned long long)st.recv_calls);
+		check_accounting(&st);
+		xio_close(c);
+	}
+	client_gro = 1;
+	stop_server();
+}
+
+/* Three flows, each its own socket (its own source port) and window of 2
+ * chunks of 1000 tokens, one read of 30 chunks (10 spans of the whole
+ * file): every flow asks for its first chunks before any answer arrives;
+ * the first port's answers are then lost, so that flow waits out a
+ * timeout (1 s: no round trip measured yet) while the two others take the
+ * other chunks from the shared dispenser (all of them on a quiet machine:
+ * that flow reads only its first 2000 tokens). The tokens are exact, the flows' counters add up to the
+ * client's. */
+static void test_flows(void)
+{
+	enum { NSPAN = 10 };
+	static uint16_t out[NSPAN * NTOK];
+	struct xio_stats st, fs[3];
+	struct xio_span sp[NSPAN];
+	struct xio_client *c;
+	struct xio_error err;
+	uint64_t sum_tok = 0, sum_dg = 0, slow = 3;
+	int rc;
+
+	for (int i = 0; i < NSPAN; i++)
+		sp[i] = (struct xio_span){ 0, NTOK };
+	client_flows = 3;
+	c = client(PORT, 2, 1000, 3, false, false);
+	client_flows = 1;
+	XIO_CHECK(xio_client_flows(c) == 3, "flows %u", xio_client_flows(c));
+	start(M_FLOWS, NTOK);
+	rc = xio_readv(c, "f", sp, NSPAN, out, &err);
+	stop_server();
+	XIO_CHECK(rc == 0, "read: %s", err.msg);
+	for (int i = 0; i < NSPAN; i++)
+		tokens_match(out + i * NTOK, 0, NTOK);
+	XIO_CHECK(srv.nports == 3, "the server saw %u source ports", srv.nports);
+	for (uint32_t i = 0; i < 3; i++) {
+		XIO_CHECK(xio_client_flow_stats(c, i, &fs[i], &err) == 0 && fs[i].flows == 1,
+			  "flow %u", i);
+		sum_tok += fs[i].tokens;
+		sum_dg += fs[i].datagrams;
+		if (slow == 3 || fs[i].tokens < fs[slow].tokens)
+			slow = i;
+		check_accounting(&fs[i]);
+	}
+	XIO_CHECK(fs[slow].timeouts >= 1 && fs[slow].re_requests >= 1,
+		  "the flow whose answers were lost read the fewest tokens: flow %llu, "
+		  "%llu tokens, %llu timeouts", (unsigned long long)slow,
+		  (unsigned long long)fs[slow].tokens, (unsigned long long)fs[slow].timeouts);
+	for (uint32_t i = 0; i < 3; i++)
+		XIO_CHECK(i == slow || fs[i].tokens > fs[slow].tokens,
+			  "flow %u: %llu tokens, %llu timeouts", i, (unsigned long long)fs[i].tokens,
+			  (unsigned long long)fs[i].timeouts);
+	xio_client_stats(c, &st);
+	XIO_CHECK(st.flows == 3 && st.tokens == NSPAN * NTOK && sum_tok == st.tokens &&
+		  sum_dg == st.datagrams, "client %llu tokens, flows %llu; %llu datagrams, flows %llu",
+		  (unsigned long long)st.tokens, (unsigned long long)sum_tok,
+		  (unsigned long long)st.datagrams, (unsigned long long)sum_dg);
+	XIO_CHECK(xio_client_flow_stats(c, 3, &fs[0], &err) == -XIO_EARG, "no flow 3");
+	xio_close(c);
+}
+
+/* One hole in the middle of an answer: asked again at once for exactly
+ * that range when the answer has gone 3 datagrams past it (M_GAP), or,
+ * a hole with one datagram after it, once the answer has reached its end
+ * and a little time passed (M_TAIL); either long before the timeout (10 s
+ * here); the window halves once. */
+static void gap_repaired(enum mode mode, uint64_t a, uint64_t b)
+{
+	static uint16_t out[NTOK];
+	struct xio_client *c = client(PORT, 4, 10000, 3, false, false);
+	struct xio_error err;
+	struct xio_stats st;
+	uint64_t t0;
+	int rc;
+
+	start(mode, NTOK);
+	t0 = xio_now_ns();
+	rc = xio_read(c, "f", 0, NTOK, out, &err);
+	t0 = xio_now_ns() - t0;
+	stop_server();
+	XIO_CHECK(rc == 0, "read: %s", err.msg);
+	tokens_match(out, 0, NTOK);
+	xio_client_stats(c, &st);
+	XIO_CHECK(st.re_requests == 1 && st.gap_re_requests == 1 && st.timeout_re_requests == 0 &&
+		  st.timeouts == 0 && st.requests == 4,
+		  "re_requests %llu gap %llu timeout %llu timeouts %llu requests %llu",
+		  (unsigned long long)st.re_requests, (unsigned long long)st.gap_re_requests,
+		  (unsigned long long)st.timeout_re_requests, (unsigned long long)st.timeouts,
+		  (unsigned long long)st.requests);
+	XIO_CHECK(srv.nseen == 4 && srv.seen[3].a == a && srv.seen[3].b == b,
+		  "the server saw %u requests, the last %llu..%llu", srv.nseen,
+		  (unsigned long long)srv.seen[3].a, (unsigned long long)srv.seen[3].b);
+	XIO_CHECK(st.cwnd_reductions == 1 && st.cwnd < XIO_CC_INITIAL + 3 * 4000,
+		  "the window was cut once: %llu, cwnd %llu", (unsigned long long)st.cwnd_reductions,
+		  (unsigned long long)st.cwnd);
+	XIO_CHECK(t0 < 2000000000ull, "repaired in %llu ms, not after a timeout",
+		  (unsigned long long)(t0 / 1000000));
+	check_accounting(&st);
+	xio_close(c);
+}
+
+static void test_gap_repaired(void)
+{
+	gap_repaired(M_GAP, 250, 500);
+}
+
+static void test_tail_gap_repaired(void)
+{
+	gap_repaired(M_TAIL, 750, 875);
+}
+
 static void test_stream_shard(void)
 {
 	struct xio_client *c = client(PORT, 2, 500, 3, false, false);
@@ -630,6 +953,11 @@ static const struct xio_unit_test tests[] = {
 	XIO_UNIT_TEST(test_file_shorter),
 	XIO_UNIT_TEST(test_dead_server),
 	XIO_UNIT_TEST(test_stat_and_raw),
+	XIO_UNIT_TEST(test_readv),
+	XIO_UNIT_TEST(test_gro_trains),
+	XIO_UNIT_TEST(test_flows),
+	XIO_UNIT_TEST(test_gap_repaired),
+	XIO_UNIT_TEST(test_tail_gap_repaired),
 	XIO_UNIT_TEST(test_stream_shard),
 	XIO_UNIT_TEST(test_stream_ring),
 	XIO_UNIT_TEST(test_stream_close_while_waiting),

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xio_msg.h"
 #include "xio_priv.h"
 #include "xio_unit.h"
 
@@ -120,6 +121,31 @@ static void test_missing_model(void)
 			if (!XIO_CHECK(i == k && memcmp(have, want, k * sizeof(*want)) == 0,
 				       "round %d: %zu runs, model %zu", round, i, k))
 				return;
+		}
+		/* within a window [lo, hi): the model's runs cut to it */
+		for (int q = 0; q < 20; q++) {
+			uint64_t lo = xio_unit_rand() % n, hi = lo + 1 + xio_unit_rand() % (n - lo);
+			uint64_t from = lo, u = lo;
+			struct xio_range r;
+
+			while (xio_missing_next_in(&m, from, hi, &r)) {
+				while (u < hi && got[u])
+					u++;
+				if (!XIO_CHECK(r.a == u && r.b <= hi && r.a < r.b, "round %d in %llu..%llu: "
+					       "run at %llu, model %llu", round, (unsigned long long)lo,
+					       (unsigned long long)hi, (unsigned long long)r.a,
+					       (unsigned long long)u))
+					return;
+				while (u < r.b && !got[u])
+					u++;
+				XIO_CHECK(u == r.b, "round %d: run ends at %llu, model %llu", round,
+					  (unsigned long long)r.b, (unsigned long long)u);
+				from = r.b;
+			}
+			while (u < hi && got[u])
+				u++;
+			XIO_CHECK(u == hi, "round %d: a missing unit %llu in %llu..%llu not listed", round,
+				  (unsigned long long)u, (unsigned long long)lo, (unsigned long long)hi);
 		}
 	}
 }
@@ -372,6 +398,126 @@ static void test_codes_and_opts(void)
 		  err.msg);
 }
 
+/* ---- splitting a UDP GRO buffer ---- */
+
+/* A header of a READ_REPLY of n tokens from first, of width 2 (UINT16 +
+ * NARROWED) or 4 (INT32), at b. */
+static size_t put_reply(uint8_t *b, uint64_t first, uint32_t n, unsigned width)
+{
+	struct xio_hdr h = {
+		.opcode = XIO_OP_READ_REPLY, .dtype = width == 2 ? XIO_DT_UINT16 : XIO_DT_INT32,
+		.flags = width == 2 ? XIO_F_NARROWED : 0, .hdr_len = XIO_HDR_LEN,
+		.stream_id = 7, .first_token = first, .token_count = n,
+	};
+
+	xio_hdr_put(b, &h);
+	memset(b + XIO_HDR_LEN, (int)(first & 0xff), (size_t)n * width);
+	return XIO_HDR_LEN + (size_t)n * width;
+}
+
+static void test_gro_split(void)
+{
+	enum { SEG = XIO_HDR_LEN + 1200 };
+	static uint8_t buf[5 * SEG];
+	/* INT32, not XIO, UINT16, INT32, and a shorter INT32 last */
+	static const struct { uint64_t first; uint32_t n; unsigned width; } want[] = {
+		{ 1000, 300, 4 }, { 0, 0, 0 }, { 1300, 600, 2 }, { 1900, 300, 4 }, { 2200, 17, 4 },
+	};
+	uint32_t len = 0, off, n;
+	struct xio_hdr h;
+
+	for (size_t i = 0; i < 5; i++) {
+		if (want[i].width == 0) {
+			memset(buf + len, 0xa5, SEG);
+			len += SEG;
+		} else {
+			len += (uint32_t)put_reply(buf + len, want[i].first, want[i].n, want[i].width);
+		}
+	}
+	XIO_CHECK(len == 4 * SEG + XIO_HDR_LEN + 68, "built %u bytes", len);
+	n = xio_gro_count(len, SEG);
+	XIO_CHECK(n == 5, "5 segments, got %u", n);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t l = xio_gro_segment(len, SEG, i, &off);
+
+		XIO_CHECK(off == i * SEG && l == (i == 4 ? XIO_HDR_LEN + 68 : SEG),
+			  "segment %u at %u, %u bytes", i, off, l);
+		if (want[i].width == 0) {
+			XIO_CHECK(xio_hdr_parse(buf + off, l, &h) < 0, "segment %u is not XIO", i);
+			continue;
+		}
+		XIO_CHECK(xio_hdr_parse(buf + off, l, &h) == 0 && h.first_token == want[i].first &&
+			  h.token_count == want[i].n &&
+			  h.dtype == (want[i].width == 2 ? XIO_DT_UINT16 : XIO_DT_INT32) &&
+			  l == XIO_HDR_LEN + want[i].n * want[i].width &&
+			  buf[off + l - 1] == (uint8_t)(want[i].first & 0xff),
+			  "segment %u: first %llu count %u dtype %u", i,
+			  (unsigned long long)h.first_token, h.token_count, h.dtype);
+	}
+	/* datagrams one by one: no segment size, or one that covers the buffer */
+	XIO_CHECK(xio_gro_count(1500, 0) == 1 && xio_gro_segment(1500, 0, 0, &off) == 1500 &&
+		  off == 0, "no GRO: one datagram");
+	XIO_CHECK(xio_gro_count(1500, 1500) == 1 && xio_gro_count(1500, 9000) == 1 &&
+		  xio_gro_segment(1500, 9000, 0, &off) == 1500, "one segment");
+	XIO_CHECK(xio_gro_count(3000, 1500) == 2 && xio_gro_segment(3000, 1500, 1, &off) == 1500 &&
+		  off == 1500, "two whole segments");
+	XIO_CHECK(xio_gro_count(0, 0) == 1 && xio_gro_segment(0, 1472, 0, &off) == 0,
+		  "a truncated buffer is one empty datagram (malformed)");
+}
+
+/* ---- the congestion window ---- */
+
+static void test_cc(void)
+{
+	struct xio_cc cc;
+	uint64_t w;
+
+	xio_cc_init(&cc, 32u << 20);
+	XIO_CHECK(cc.cwnd == XIO_CC_INITIAL && cc.min == XIO_CC_MIN && cc.max == 32u << 20 &&
+		  cc.ssthresh == UINT64_MAX, "init: cwnd %llu", (unsigned long long)cc.cwnd);
+	/* slow start: every byte received adds one, up to the cap */
+	xio_cc_on_received(&cc, 1u << 20, 10);
+	XIO_CHECK(cc.cwnd == XIO_CC_INITIAL + (1u << 20), "slow start: %llu",
+		  (unsigned long long)cc.cwnd);
+	xio_cc_on_received(&cc, 64u << 20, 11);
+	XIO_CHECK(cc.cwnd == 32u << 20, "capped at max: %llu", (unsigned long long)cc.cwnd);
+	/* a loss halves it, once per recovery period */
+	xio_cc_on_loss(&cc, 20, 100);
+	XIO_CHECK(cc.cwnd == 16u << 20 && cc.ssthresh == 16u << 20 && cc.reductions == 1,
+		  "a loss halves: %llu", (unsigned long long)cc.cwnd);
+	xio_cc_on_loss(&cc, 90, 110); /* sent before the reduction: the same event */
+	XIO_CHECK(cc.cwnd == 16u << 20 && cc.reductions == 1, "one cut per period: %llu",
+		  (unsigned long long)cc.cwnd);
+	xio_cc_on_received(&cc, 1u << 20, 99); /* sent before it: no growth in recovery */
+	XIO_CHECK(cc.cwnd == 16u << 20, "no growth in recovery: %llu", (unsigned long long)cc.cwnd);
+	/* congestion avoidance: one step a window's worth of bytes */
+	xio_cc_on_received(&cc, (16u << 20) - 1, 200);
+	XIO_CHECK(cc.cwnd == 16u << 20, "not a window yet: %llu", (unsigned long long)cc.cwnd);
+	xio_cc_on_received(&cc, 1, 200);
+	XIO_CHECK(cc.cwnd == (16u << 20) + XIO_CC_STEP, "additive increase: %llu",
+		  (unsigned long long)cc.cwnd);
+	/* a loss of a request sent after the period began cuts again */
+	w = cc.cwnd;
+	xio_cc_on_loss(&cc, 300, 400);
+	XIO_CHECK(cc.cwnd == w / 2 && cc.reductions == 2, "second loss: %llu",
+		  (unsigned long long)cc.cwnd);
+	/* a timeout: to the floor, then slow start up to ssthresh */
+	xio_cc_on_timeout(&cc, 500, 600);
+	XIO_CHECK(cc.cwnd == XIO_CC_MIN && cc.ssthresh == w / 4 && cc.reductions == 3,
+		  "timeout: cwnd %llu ssthresh %llu", (unsigned long long)cc.cwnd,
+		  (unsigned long long)cc.ssthresh);
+	xio_cc_on_received(&cc, 100000, 700);
+	XIO_CHECK(cc.cwnd == XIO_CC_MIN + 100000, "slow start again: %llu",
+		  (unsigned long long)cc.cwnd);
+	/* the floor holds; a small receive buffer caps everything */
+	for (int k = 0; k < 40; k++)
+		xio_cc_on_loss(&cc, 1000 + 2 * (uint64_t)k, 1001 + 2 * (uint64_t)k);
+	XIO_CHECK(cc.cwnd == XIO_CC_MIN, "floor: %llu", (unsigned long long)cc.cwnd);
+	xio_cc_init(&cc, 100000);
+	XIO_CHECK(cc.cwnd == 100000 && cc.min == 100000 && cc.max == 100000, "tiny buffer: %llu",
+		  (unsigned long long)cc.cwnd);
+}
+
 static const struct xio_unit_test tests[] = {
 	XIO_UNIT_TEST(test_missing_edges),
 	XIO_UNIT_TEST(test_missing_model),
@@ -382,6 +528,8 @@ static const struct xio_unit_test tests[] = {
 	XIO_UNIT_TEST(test_megatron_narrow),
 	XIO_UNIT_TEST(test_megatron_refusals),
 	XIO_UNIT_TEST(test_codes_and_opts),
+	XIO_UNIT_TEST(test_gro_split),
+	XIO_UNIT_TEST(test_cc),
 	{ NULL, NULL },
 };
 

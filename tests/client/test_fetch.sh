@@ -12,7 +12,9 @@
 #      output and no temporary, and keep an older OUT as it was: a server
 #      that never answers, a closed port, one that dies mid-transfer, server
 #      errors, a uint16 Megatron index, SIGTERM mid-read;
-#  (d) bad command lines exit 2 with one line; progress only on a terminal.
+#  (d) bad command lines exit 2 with one line; progress only on a terminal;
+#  (e) GRO trains from xio-server (UDP GSO answers), byte-exact, coalesced.
+# FLOWS=N runs every fetch with --flows N (make client-e2e runs 1 and 3).
 set -u
 . "$(dirname "$0")/lib.sh"
 FETCH=$BUILD/xio-fetch
@@ -25,7 +27,7 @@ gone() { if [ ! -e "$1" ] && ! ls -a "$(dirname "$1")" | grep -q '\.xio-'; then 
 # jq_is FILE EXPR: the stats JSON satisfies the jq boolean EXPR.
 jq_is() { if jq -e "$2" "$1" >/dev/null; then ok; else bad "$cur: $1 fails $2"; cat "$1"; fi; }
 
-F="$FETCH --quiet"
+F="$FETCH --quiet${FLOWS:+ --flows $FLOWS}"
 
 # ---- (a) byte-exact outputs ------------------------------------------------
 server 22000 clean --narrow 50
@@ -51,6 +53,9 @@ run 0 "raw through loss, with CRC" $F --crc --server 127.0.0.1:22001 tok.bin --o
 same "$T/out/lossy.u16" "$T/want/tok.u16"
 jq_is "$T/s2.json" '.tokens == '"$NTOK"' and .re_requests > 0 and .duplicates > 0 and .crc_errors > 0 and .malformed > 0 and .replies_uint16 > 0 and .replies_int32 > 0'
 jq_is "$T/s2.json" '(.replies_uint16 + .replies_int32 + .answers + .duplicates + .crc_errors + .malformed + .ignored) == .datagrams'
+# holes in answers are asked again at once; the rest after a timeout
+jq_is "$T/s2.json" '.gap_re_requests > 0 and .re_requests == .gap_re_requests + .timeout_re_requests and .cwnd_reductions > 0 and .cwnd > 0'
+jq_is "$T/s2.json" '([.flow_stats[].re_requests] | add) == .re_requests and ([.flow_stats[].tokens] | add) == .tokens'
 
 # A paced server (trains of 16 datagrams, 64 KiB of INT32, 40 ms apart):
 # an answer that is still arriving is never timed out, so with the default
@@ -61,7 +66,7 @@ run 0 "a paced server, default options" $F --server 127.0.0.1:23000 tok.bin --co
 	--out "$T/out/paced.u16" --stats-json "$T/s3.json"
 dd if="$T/want/tok.u16" of="$T/want/paced.u16" bs=2 count=327680 status=none
 same "$T/out/paced.u16" "$T/want/paced.u16"
-jq_is "$T/s3.json" '.tokens == 327680 and .re_requests == 0 and .timeouts == 0 and .duplicates == 0'
+jq_is "$T/s3.json" '.tokens == 327680 and .re_requests == 0 and .timeouts == 0 and .duplicates == 0 and .cwnd_reductions == 0'
 run 0 "the paced server again, right after" $F --server 127.0.0.1:23000 tok.bin --count 16384 \
 	--out "$T/out/paced2.u16" --stats-json "$T/s4.json"
 jq_is "$T/s4.json" '.tokens == 16384 and .re_requests == 0 and .timeouts == 0'
@@ -169,7 +174,8 @@ for args in "tok.bin --out x" "--server h --out x" "--server h tok.bin" \
 	"--server h tok.bin --out x --rank 3 --world 3" "--server h ds --out x --format megatron --first 5" \
 	"--server h tok.bin --out x --chunk 0" "--server h tok.bin --out x --window 1k" \
 	"--server h tok.bin --out x --progress --quiet" "--server h a b --out x" "--bogus" \
-	"--server h tok.bin --out x --overflow wrap" "--server h tok.bin --out x --count 0"; do
+	"--server h tok.bin --out x --overflow wrap" "--server h tok.bin --out x --count 0" \
+	"--server h tok.bin --out x --flows 0" "--server h tok.bin --out x --flows 65"; do
 	# shellcheck disable=SC2086
 	run 2 "usage: $args" "$FETCH" $args
 	nlines 1
@@ -190,5 +196,21 @@ nlines 0
 run 0 "a terminal: a bar" script -qec "$FETCH --server 127.0.0.1:22001 tok.bin --count 500000 --out $T/out/p" /dev/null
 has_re $'\r\\[#+\\] 100\\.0% 500000/500000 tokens'
 
-echo "client-e2e: $pass checks passed, $fail failed"
+# ---- (e) GRO trains ---------------------------------------------------------------
+# xio-server sends each answer as UDP GSO trains; with UDP_GRO a buffer
+# brings a train (many datagrams a buffer), with --no-gro one datagram each.
+cur="xio-server"
+XIO_SERVER=$BUILD/xio-server
+"$XIO_SERVER" --root "$T/root" --bind 127.0.0.1 --port 22018 >"$T/xs.log" 2>&1 &
+PIDS+=($!)
+wait_for "$T/xs.log" '^xio-server: serving ' || { bad "xio-server did not start"; cat "$T/xs.log"; }
+run 0 "xio-server, GRO" $F --server 127.0.0.1:22018 tok.bin --out "$T/out/gro.u16" --stats-json "$T/s7.json"
+same "$T/out/gro.u16" "$T/want/tok.u16"
+jq_is "$T/s7.json" '.gro == true and .tokens == '"$NTOK"' and .rx_buffers * 4 < .datagrams and .recv_calls <= .rx_buffers'
+jq_is "$T/s7.json" '([.flow_stats[].tokens] | add) == .tokens and (.flow_stats | length) == .flows'
+run 0 "xio-server, no GRO" $F --no-gro --server 127.0.0.1:22018 tok.bin --out "$T/out/nogro.u16" --stats-json "$T/s8.json"
+same "$T/out/nogro.u16" "$T/want/tok.u16"
+jq_is "$T/s8.json" '.gro == false and .rx_buffers == .datagrams'
+
+echo "client-e2e${FLOWS:+ (--flows $FLOWS)}: $pass checks passed, $fail failed"
 [ "$fail" -eq 0 ]

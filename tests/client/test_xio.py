@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # tests/client/test_xio.py: the Python binding (client/python/xio) against
 # xcl-server (started by test_python.sh: XCL_SERVER host:port, XCL_WANT the
-# expected outputs of make_data.py). Every array is compared whole with
-# numpy's narrowing of the source; xio.torch when torch imports.
+# expected outputs of make_data.py), run from the virtual environment it
+# was installed into (XCL_VENV). Every array is compared whole with numpy's
+# narrowing of the source.
 import os
 import threading
 import unittest
@@ -32,9 +33,14 @@ class ClientTest(unittest.TestCase):
     def tearDown(self):
         self.c.close()
 
-    def test_found_by_itself(self):
+    def test_installed_and_found_by_itself(self):
         self.assertNotIn("XIO_LIB", os.environ)
-        self.assertTrue(xio.library_path.endswith("build/libxio.so"), xio.library_path)
+        self.assertNotIn("PYTHONPATH", os.environ)
+        here = os.path.dirname(os.path.realpath(xio.__file__))
+        venv = os.path.realpath(os.environ["XCL_VENV"])
+        self.assertTrue(here.startswith(venv + os.sep), here)
+        self.assertEqual(os.path.dirname(xio.library_path), here)
+        self.assertRegex(os.path.basename(xio.library_path), r"^libxio\.so\.\d+$")
 
     def test_stat(self):
         st = self.c.stat("tok.bin")
@@ -57,6 +63,41 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(s["datagrams"], sum(s[k] for k in (
             "replies_uint16", "replies_int32", "data_replies", "answers", "duplicates",
             "crc_errors", "malformed", "ignored")))
+
+    def test_read_ranges(self):
+        rng = np.random.default_rng(5)
+        n = len(self.tok)
+        firsts = rng.integers(0, n - 5000, 300)
+        counts = rng.integers(1, 5000, 300)
+        counts[::7] = 1
+        ranges = [(int(f), int(c)) for f, c in zip(firsts, counts)]
+        ranges += [ranges[3], (n - 1, 1), (0, 70_000), (50, 100)]  # a repeat, the end, overlaps
+        got = self.c.read_ranges("tok.bin", ranges)
+        self.assertEqual(got.dtype, np.uint16)
+        want_ = np.concatenate([self.tok[f:f + c] for f, c in ranges])
+        self.assertEqual(got.tobytes(), want_.tobytes())
+        self.assertEqual(len(self.c.read_ranges("tok.bin", [])), 0)
+        with self.assertRaises(xio.XioError) as e:
+            self.c.read_ranges("tok.bin", [(0, 10), (n - 5, 10)])
+        self.assertEqual(e.exception.code_name, "range")
+
+    def test_flows(self):
+        with xio.Client(SERVER, crc=True, flows=3, chunk=65_536, window=2) as c:
+            got = c.read_ranges("tok.bin", [(0, len(self.tok)), (1000, 300_000)])
+            self.assertEqual(got.tobytes(),
+                             np.concatenate([self.tok, self.tok[1000:301_000]]).tobytes())
+            fl = c.flow_stats()
+            self.assertEqual(len(fl), 3)
+            s = c.stats()
+            self.assertEqual(s["flows"], 3)
+            self.assertEqual(s["tokens"], len(self.tok) + 300_000)
+            for k in ("tokens", "datagrams", "requests", "re_requests", "duplicates"):
+                self.assertEqual(sum(f[k] for f in fl), s[k], k)
+            b = np.concatenate(list(c.batches("tok.bin", 100_000, prefetch=3)))
+            self.assertEqual(b.tobytes(), self.tok.tobytes())
+        with self.assertRaises(xio.XioError) as e:
+            xio.Client(SERVER, flows=65)
+        self.assertEqual(e.exception.code_name, "bad_argument")
 
     def test_read_bytes(self):
         raw = self.c.read_bytes("ds.idx")
@@ -115,35 +156,6 @@ class ClientTest(unittest.TestCase):
                 d.stat("tok.bin")
         self.assertEqual(e.exception.code_name, "timeout")
         self.assertIn("after 2 tries", str(e.exception))
-
-
-try:
-    import torch
-    from xio.torch import TokenDataset
-except ImportError:
-    torch = None
-
-
-@unittest.skipIf(torch is None, "torch does not import (python3-torch is optional)")
-class TorchTest(unittest.TestCase):
-    def test_ranks_and_workers_see_every_sample_once(self):
-        ctx, first, count = 1000, 300_001, 200_000
-        tok = want("tok.u16")[first:first + count].astype(np.int64)
-        nsamples = (count - 1) // ctx
-        expected = {tok[k * ctx:k * ctx + ctx].tobytes(): k for k in range(nsamples)}
-        seen = []
-        for rank in range(2):
-            ds = TokenDataset(SERVER, "tok.bin", ctx, rank=rank, world=2, first=first,
-                              count=count, samples_per_batch=7, prefetch=2, crc=True)
-            loader = torch.utils.data.DataLoader(ds, batch_size=4, num_workers=2)
-            for x, y in loader:
-                self.assertEqual(x.dtype, torch.int64)
-                self.assertEqual(x.shape[1], ctx)
-                for xi, yi in zip(x.numpy(), y.numpy()):
-                    k = expected[xi.tobytes()]
-                    self.assertEqual(yi.tobytes(), tok[k * ctx + 1:k * ctx + ctx + 1].tobytes())
-                    seen.append(k)
-        self.assertEqual(sorted(seen), list(range(nsamples)))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
  * (tests/live/xio_fault.bpf.c) to a tc clsact egress hook of an interface, runs
  * until SIGINT/SIGTERM, then detaches it and writes what it did as JSON.
  *
- *   xio-fault --dev IF [--port P] [--seed N] [--loss P] [--dup P]
+ *   xio-fault --dev IF [--port P] [--tcp-port P] [--seed N] [--loss P] [--dup P]
  *             [--reorder P] [--max-loss N] [--max-dup N] [--max-reorder N]
  *             [--stats-json FILE]
  */
@@ -37,6 +37,8 @@ static void usage(void)
 	       "Every other frame (ARP, requests, other ports) passes untouched.\n\n"
 	       "  --dev IF            the interface (a clsact qdisc is added if missing)\n"
 	       "  --port P            the XIO port: datagrams from it are faulted (7910)\n"
+	       "  --tcp-port P        also drop TCP segments with data from port P with\n"
+	       "                      --loss's probability (a TCP baseline's; default none)\n"
 	       "  --seed N            PRNG seed (default 1)\n"
 	       "  --loss P            probability of a drop, 0..1 (default 0)\n"
 	       "  --dup P             probability of a duplicate, 0..1 (default 0)\n"
@@ -53,7 +55,7 @@ static void usage(void)
 static void parse(int argc, char **argv, struct opts *o)
 {
 	enum { O_DEV = 256, O_PORT, O_SEED, O_LOSS, O_DUP, O_REORDER, O_MAX_LOSS,
-	       O_MAX_DUP, O_MAX_REORDER, O_STATS, O_HELP, O_VERSION };
+	       O_MAX_DUP, O_MAX_REORDER, O_STATS, O_HELP, O_VERSION, O_TCP_PORT };
 	static const struct option longopts[] = {
 		{ "dev", required_argument, NULL, O_DEV },
 		{ "port", required_argument, NULL, O_PORT },
@@ -67,6 +69,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "stats-json", required_argument, NULL, O_STATS },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "version", no_argument, NULL, O_VERSION },
+		{ "tcp-port", required_argument, NULL, O_TCP_PORT },
 		{ NULL, 0, NULL, 0 },
 	};
 	const double scale = 4294967296.0;
@@ -82,6 +85,9 @@ static void parse(int argc, char **argv, struct opts *o)
 		switch (c) {
 		case O_DEV: o->dev = optarg; break;
 		case O_PORT: o->cfg.port = (uint16_t)xio_main_num(name, optarg, 1, 65535); break;
+		case O_TCP_PORT:
+			o->cfg.tcp_port = (uint16_t)xio_main_num("tcp-port", optarg, 1, 65535);
+			break;
 		case O_SEED: o->cfg.seed = xio_main_num(name, optarg, 0, UINT64_MAX); break;
 		case O_LOSS: o->loss = xio_main_real(name, optarg, 0, 1); break;
 		case O_DUP: o->dup = xio_main_real(name, optarg, 0, 1); break;

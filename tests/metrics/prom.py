@@ -43,10 +43,12 @@ def server(path, base, t0, t1):
     pairs = []
     for key, by, label in (("requests", "requests_by_opcode", "opcode"),
                            ("answers", "answers_by_opcode", "opcode"),
-                           ("errors", "errors_by_code", "code")):
+                           ("errors", "errors_by_code", "code"),
+                           ("send_errors_by_reason", "send_errors_by_reason", "reason")):
         pairs += [("%s{%s=%s}" % (key, label, n), key, ((label, n),), v) for n, v in j[by].items()]
-    pairs += [(k, k, (), j[k]) for k in ("datagrams", "bytes", "file_bytes", "send_errors", "received",
-                                         "refused", "ignored", "cache_hits", "cache_opens")]
+    pairs += [(k, k, (), j[k]) for k in ("datagrams", "bytes", "file_bytes", "send_errors",
+                                         "send_retries", "icmp_errors", "received", "refused",
+                                         "ignored", "cache_hits", "cache_opens")]
     bad = compare("xio-server", "xio_server_", base, pairs)
     if j["datagrams"] == 0 or j["requests_by_opcode"]["read_request"] == 0:
         bad.append("xio-server: the read left no trace: %s" % j)

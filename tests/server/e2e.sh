@@ -72,6 +72,9 @@ badcmd "unexpected argument 'extra'" --root "$root" extra
 badcmd "--bind '1.2.3.4.5': not an IPv4 or IPv6 address" --root "$root" --bind 1.2.3.4.5
 badcmd "--threads '0'" --root "$root" --threads 0
 badcmd "--rate '-1'" --root "$root" --rate -1
+badcmd "--burst '0': expected a number in 1..1024" --root "$root" --burst 0
+badcmd "--burst '1025': expected a number in 1..1024" --root "$root" --burst 1025
+badcmd "--flow-rate '-1'" --root "$root" --flow-rate -1
 badcmd "--stats-json '/nonexistent/s.json': cannot write in '/nonexistent'" --root "$root" \
 	--stats-json /nonexistent/s.json
 badcmd "--metrics 'localhost:9101': 'localhost' is not a numeric IPv4 or IPv6 address" --root "$root" \

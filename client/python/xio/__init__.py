@@ -7,6 +7,7 @@ A thin binding of libxio (client/xio.h, docs/client.md) through ctypes:
     with xio.Client("storage1:7910") as c:
         print(c.stat("train.bin"))                  # {'tokens': ..., 'size': ...}
         head = c.read("train.bin", 0, 1 << 20)      # numpy.uint16, 1 Mi tokens
+        some = c.read_ranges("train.bin", [(0, 2048), (10**6, 2048)])  # 4096 tokens
         for batch in c.batches("train.bin", 1 << 20, prefetch=4, rank=0, world=8):
             ...                                     # this rank's part, in order
 
@@ -97,14 +98,15 @@ class Client(_Handle):
     _free = staticmethod(lib.xio_close)
 
     def __init__(self, server, *, chunk=None, window=None, timeout_ms=None, retries=None,
-                 crc=False, saturate=False, max_count=None, rcvbuf=None):
+                 crc=False, saturate=False, max_count=None, rcvbuf=None, flows=None, gro=True):
         o = _lib.Opts()
         lib.xio_opts_init(ctypes.byref(o))
         for name, v in (("chunk_tokens", chunk), ("window", window), ("timeout_ms", timeout_ms),
-                        ("retries", retries), ("max_count", max_count), ("rcvbuf", rcvbuf)):
+                        ("retries", retries), ("max_count", max_count), ("rcvbuf", rcvbuf),
+                        ("flows", flows)):
             if v is not None:
                 setattr(o, name, int(v))
-        o.crc, o.saturate = int(bool(crc)), int(bool(saturate))
+        o.crc, o.saturate, o.gro = int(bool(crc)), int(bool(saturate)), int(bool(gro))
         self.server = server
         self._opts = o
         h, err = ctypes.c_void_p(), _lib.Error()
@@ -145,6 +147,21 @@ class Client(_Handle):
                                 out.ctypes.data_as(ctypes.c_void_p), ctypes.byref(err)), err)
         return out
 
+    def read_ranges(self, path, ranges):
+        """The tokens of many ranges of path, [(first, count), ...], in one
+        pipelined read (xio_readv): one numpy uint16 array, the ranges'
+        tokens concatenated in the order given. Every range must lie inside
+        the file."""
+        spans = np.array(ranges, dtype=np.uint64).reshape(-1, 2)
+        out = np.empty(int(spans[:, 1].sum()) if len(spans) else 0, dtype=np.uint16)
+        if len(out):
+            spans = np.ascontiguousarray(spans)
+            err = _lib.Error()
+            _check(lib.xio_readv(self._handle(), _path(path),
+                                 spans.ctypes.data_as(ctypes.c_void_p), len(spans),
+                                 out.ctypes.data_as(ctypes.c_void_p), ctypes.byref(err)), err)
+        return out
+
     def read_bytes(self, path, first=0, count=None):
         """Bytes [first, first + count) of any file (a RAW read) as numpy uint8."""
         count = self._to_end(path, first, count, "size")
@@ -166,10 +183,20 @@ class Client(_Handle):
         return Batches(self, path, batch_tokens, prefetch, rank, world, first, count or 0, copy)
 
     def stats(self):
-        """The client's counters (xio_stats) as a dict."""
+        """The client's counters (xio_stats) as a dict: its flows' added up."""
         st = _lib.Stats()
         lib.xio_client_stats(self._handle(), ctypes.byref(st))
         return _stats_dict(st)
+
+    def flow_stats(self):
+        """Each flow's own counters: a list of dicts, one per flow."""
+        out = []
+        for i in range(lib.xio_client_flows(self._handle())):
+            st, err = _lib.Stats(), _lib.Error()
+            _check(lib.xio_client_flow_stats(self._h, i, ctypes.byref(st), ctypes.byref(err)),
+                   err)
+            out.append(_stats_dict(st))
+        return out
 
 
 def _err(code, msg):

@@ -1,15 +1,19 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """ctypes declarations of libxio (client/xio.h) and where the library is.
 
-The library is, in order: $XIO_LIB (a path to libxio.so); build/libxio.so of
-the checkout this package lives in (client/python/xio/ -> ../../../build/);
-a libxio.so.0 the dynamic loader finds.
+The library is, in order: $XIO_LIB (a path to libxio.so); the copy an
+installed package carries beside this file (libxio.so.1, put there by
+client/python/setup.py); build/libxio.so of the checkout this package lives
+in (client/python/xio/ -> ../../../build/); a libxio.so.1 the dynamic loader
+finds (the soname of this mirror of xio.h's structures: a library of another
+major number is refused).
 """
 import ctypes
 import ctypes.util
 import os
 
 c_u32, c_u64, c_i32 = ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int32
+SONAME = "libxio.so.1"  # client/client.mk LIBXIO_SO_MAJOR: the structures below are its
 
 
 class Error(ctypes.Structure):
@@ -19,14 +23,15 @@ class Error(ctypes.Structure):
 class Opts(ctypes.Structure):
     _fields_ = [(name, c_u32) for name in (
         "chunk_tokens", "window", "timeout_ms", "retries", "max_count", "rcvbuf", "crc",
-        "saturate")]
+        "saturate", "gro", "flows")]
 
 
 STATS_FIELDS = (
     "tokens", "bytes", "datagrams", "bytes_received", "replies_uint16", "replies_int32",
     "data_replies", "answers", "requests", "re_requests", "timeouts", "duplicates",
     "crc_errors", "malformed", "ignored", "clamped", "refused", "srtt_us", "rttvar_us",
-    "rto_us", "rcvbuf")
+    "rto_us", "rcvbuf", "recv_calls", "rx_buffers", "gro", "flows", "gap_re_requests",
+    "timeout_re_requests", "cwnd", "cwnd_reductions")
 
 
 class Stats(ctypes.Structure):
@@ -47,11 +52,14 @@ def _find():
     if env:
         return env
     here = os.path.dirname(os.path.abspath(__file__))
+    carried = os.path.join(here, SONAME)
+    if os.path.exists(carried):
+        return carried
     built = os.path.join(here, "..", "..", "..", "build", "libxio.so")
     if os.path.exists(built):
         return os.path.normpath(built)
     found = ctypes.util.find_library("xio")
-    if found:
+    if found == SONAME:
         return found
     raise ImportError("xio: libxio.so not found: build it (make) in the checkout of this "
                       "package, or set XIO_LIB to its path")
@@ -66,8 +74,11 @@ def _declare(lib):
         "xio_close": (None, [vp]),
         "xio_stat": (ctypes.c_int, [vp, ctypes.c_char_p, p(Stat), p(Error)]),
         "xio_read": (ctypes.c_int, [vp, ctypes.c_char_p, c_u64, c_u64, vp, p(Error)]),
+        "xio_readv": (ctypes.c_int, [vp, ctypes.c_char_p, vp, ctypes.c_size_t, vp, p(Error)]),
         "xio_read_bytes": (ctypes.c_int, [vp, ctypes.c_char_p, c_u64, c_u64, vp, p(Error)]),
         "xio_client_stats": (None, [vp, p(Stats)]),
+        "xio_client_flows": (c_u32, [vp]),
+        "xio_client_flow_stats": (ctypes.c_int, [vp, c_u32, p(Stats), p(Error)]),
         "xio_shard": (ctypes.c_int, [c_u64, c_u64, c_u32, c_u32, p(c_u64), p(c_u64)]),
         "xio_stream_opts_init": (None, [p(StreamOpts), c_u64]),
         "xio_stream_open": (ctypes.c_int, [vp, ctypes.c_char_p, p(StreamOpts), p(vp), p(Error)]),
