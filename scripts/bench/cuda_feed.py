@@ -274,7 +274,7 @@ def splice_section(path, md):
     text = open(path).read()
     if not text.startswith(TITLE + "\n"):
         sys.exit("cuda_feed: %s is not a cuda_feed.md (its first line is not %r)" % (path, TITLE))
-    keep = os.path.join(TOP, "build", "bench", "cuda_feed.md")
+    keep = os.path.join(TOP, "docs", "perf-data", "cuda_feed-h100.md")
     os.makedirs(os.path.dirname(keep), exist_ok=True)
     if os.path.abspath(path) != keep:
         shutil.copyfile(path, keep)
