@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "xio_cli.h"
+#include "xio_httpd.h"
 #include "xio_srv.h"
 #include "xio_srv_worker.h"
 
@@ -23,10 +24,14 @@ struct xio_srv {
 	struct xio_srv_worker **w;
 	sigset_t sigs;
 	uint64_t t0_ns, t1_ns;
+	uint64_t open_ns;
+	struct xio_httpd *metrics; /* --metrics */
 };
 
-/* Opens s's socket on the configured address; fails the process. */
-static void open_sock(struct xio_srv *s, struct xio_srv_sock *sock, unsigned id, bool reuseport)
+static void worker_free(struct xio_srv_worker *w);
+
+/* Opens s's socket on the configured address: 0, else -1 (printed). */
+static int open_sock(struct xio_srv *s, struct xio_srv_sock *sock, unsigned id, bool reuseport)
 {
 	const char *what;
 
@@ -35,23 +40,32 @@ static void open_sock(struct xio_srv *s, struct xio_srv_sock *sock, unsigned id,
 		/* the default "::" on a host without IPv6 */
 		if (errno == EAFNOSUPPORT && xio_srv_config_bind_v4(s->cfg))
 			continue;
-		xio_cli_fail("cannot %s %s port %u: %s", what, s->cfg->bind_str, s->cfg->port,
-			     strerror(errno));
+		xio_cli_error("cannot %s %s port %u: %s", what, s->cfg->bind_str, s->cfg->port,
+			      strerror(errno));
+		return -1;
 	}
+	return 0;
 }
 
 /* Several workers share the port by SO_REUSEPORT, which would as well let
  * them join another server's group on it: a socket without it is bound
- * first, so that a port in use is refused as with one worker. */
-static void check_port_free(struct xio_srv *s)
+ * first, so that a port in use is refused as with one worker. 0, else -1
+ * (printed). */
+static int check_port_free(struct xio_srv *s)
 {
 	struct xio_srv_sock *probe = malloc(sizeof(*probe));
 
-	if (!probe)
-		xio_cli_fail("out of memory");
-	open_sock(s, probe, 0, false);
+	if (!probe) {
+		xio_cli_error("out of memory");
+		return -1;
+	}
+	if (open_sock(s, probe, 0, false) < 0) {
+		free(probe);
+		return -1;
+	}
 	xio_srv_sock_close(probe);
 	free(probe);
+	return 0;
 }
 
 static struct xio_srv_worker *worker_new(struct xio_srv *s, unsigned id)
@@ -59,8 +73,10 @@ static struct xio_srv_worker *worker_new(struct xio_srv *s, unsigned id)
 	size_t size = (sizeof(struct xio_srv_worker) + 63) & ~(size_t)63;
 	struct xio_srv_worker *w = aligned_alloc(64, size);
 
-	if (!w)
-		xio_cli_fail("out of memory");
+	if (!w) {
+		xio_cli_error("out of memory");
+		return NULL;
+	}
 	memset(w, 0, size);
 	w->id = id;
 	w->allow = &s->cfg->allow;
@@ -70,10 +86,16 @@ static struct xio_srv_worker *worker_new(struct xio_srv *s, unsigned id)
 	w->payload6 = xio_mtu_payload(s->cfg->mtu, true);
 	w->burst = s->cfg->burst;
 	w->flow_ns_per_byte = s->cfg->flow_rate_gbit > 0 ? 8.0 / s->cfg->flow_rate_gbit : 0;
-	open_sock(s, &w->sock, id, s->cfg->threads > 1);
+	if (open_sock(s, &w->sock, id, s->cfg->threads > 1) < 0) {
+		free(w);
+		return NULL;
+	}
 	if (xio_srv_files_init(&w->files, s->cfg->rootfd, XIO_SRV_FILES_DEFAULT) < 0 ||
-	    xio_srv_train_init(&w->train, XIO_SRV_TRAIN_BYTES) < 0)
-		xio_cli_fail("out of memory");
+	    xio_srv_train_init(&w->train, XIO_SRV_TRAIN_BYTES) < 0) {
+		xio_cli_error("out of memory");
+		worker_free(w);
+		return NULL;
+	}
 	return w;
 }
 
@@ -85,25 +107,68 @@ static void worker_free(struct xio_srv_worker *w)
 	free(w);
 }
 
+static void sum(const struct xio_srv *s, struct xio_srv_counters *c);
+
+/* GET /metrics, on the endpoint's thread: the workers' counters as the
+ * stats line reads them. */
+static int metrics_fill(void *arg, struct xio_buf *b)
+{
+	const struct xio_srv *s = arg;
+	struct xio_srv_counters c;
+
+	sum(s, &c);
+	xio_srv_stats_prom(b, &c, (double)(xio_srv_now_ns() - s->open_ns) / 1e9);
+	return 0;
+}
+
+static void srv_free(struct xio_srv *s)
+{
+	xio_httpd_stop(s->metrics);
+	for (unsigned i = 0; i < s->n; i++)
+		worker_free(s->w[i]);
+	free(s->w);
+	close(s->cfg->rootfd);
+	free(s);
+}
+
 struct xio_srv *xio_srv_open(struct xio_srv_config *cfg)
 {
 	struct xio_srv *s = calloc(1, sizeof(*s));
+	char why[256];
 
-	if (!s)
-		xio_cli_fail("out of memory");
+	if (!s) {
+		xio_cli_error("out of memory");
+		return NULL;
+	}
 	s->cfg = cfg;
 	sigemptyset(&s->sigs);
 	sigaddset(&s->sigs, SIGINT);
 	sigaddset(&s->sigs, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &s->sigs, NULL);
 	xio_srv_pace_init(&s->pace, cfg->rate_gbit);
+	s->open_ns = xio_srv_now_ns();
 	s->w = calloc(cfg->threads, sizeof(*s->w));
-	if (!s->w)
-		xio_cli_fail("out of memory");
-	if (cfg->threads > 1)
-		check_port_free(s);
+	if (!s->w) {
+		xio_cli_error("out of memory");
+		free(s);
+		return NULL;
+	}
+	if (cfg->threads > 1 && check_port_free(s) < 0) {
+		srv_free(s);
+		return NULL;
+	}
 	for (s->n = 0; s->n < cfg->threads; s->n++)
-		s->w[s->n] = worker_new(s, s->n);
+		if (!(s->w[s->n] = worker_new(s, s->n))) {
+			srv_free(s);
+			return NULL;
+		}
+	if (cfg->metrics_str &&
+	    !(s->metrics = xio_httpd_start(&cfg->metrics, cfg->metrics_len, metrics_fill, s, why,
+					  sizeof(why)))) {
+		xio_cli_error("--metrics %s: %s", cfg->metrics_str, why);
+		srv_free(s);
+		return NULL;
+	}
 	return s;
 }
 
@@ -149,15 +214,20 @@ static bool time_up(const struct xio_srv *s, const struct xio_srv_counters *c, u
 	return s->cfg->idle_exit_ms > 0 && now - last >= s->cfg->idle_exit_ms * 1000000u;
 }
 
-void xio_srv_serve(struct xio_srv *s)
+int xio_srv_serve(struct xio_srv *s)
 {
 	struct timespec tick = { .tv_nsec = MAIN_TICK_NS };
 	struct xio_srv_counters now_c, prev = { 0 };
 	uint64_t interval = (uint64_t)(s->cfg->stats_interval * 1e9), next, prev_t;
 
 	for (unsigned i = 0; i < s->n; i++)
-		if (pthread_create(&s->w[i]->thread, NULL, xio_srv_worker_main, s->w[i]) != 0)
-			xio_cli_fail("cannot start worker %u", i);
+		if (pthread_create(&s->w[i]->thread, NULL, xio_srv_worker_main, s->w[i]) != 0) {
+			xio_cli_error("cannot start worker %u", i);
+			__atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
+			while (i-- > 0)
+				pthread_join(s->w[i]->thread, NULL);
+			return -1;
+		}
 	s->t0_ns = prev_t = xio_srv_now_ns();
 	next = s->t0_ns + interval;
 	for (;;) {
@@ -181,6 +251,7 @@ void xio_srv_serve(struct xio_srv *s)
 	__atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < s->n; i++)
 		pthread_join(s->w[i]->thread, NULL);
+	return 0;
 }
 
 int xio_srv_close(struct xio_srv *s)
@@ -203,14 +274,10 @@ int xio_srv_close(struct xio_srv *s)
 	       elapsed);
 	fflush(stdout);
 	if (s->cfg->stats_json && xio_srv_stats_save(s->cfg->stats_json, &c, elapsed, &info) < 0) {
-		fprintf(stderr, "xio-server: --stats-json: cannot write '%s': %s\n",
-			s->cfg->stats_json, strerror(errno));
+		xio_cli_error("--stats-json: cannot write '%s': %s", s->cfg->stats_json,
+			      strerror(errno));
 		rc = 1;
 	}
-	for (unsigned i = 0; i < s->n; i++)
-		worker_free(s->w[i]);
-	free(s->w);
-	close(s->cfg->rootfd);
-	free(s);
+	srv_free(s);
 	return rc;
 }

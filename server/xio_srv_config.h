@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * xio_srv_config.h: xio-server's command line. Every value is checked here,
  * the root opened and the allow list built, so that a bad command line
- * ends with one line naming the problem (exit 1) before anything runs.
+ * ends with one line naming the problem before anything runs.
  */
 #ifndef XIO_SRV_CONFIG_H
 #define XIO_SRV_CONFIG_H
@@ -36,11 +36,15 @@ struct xio_srv_config {
 	double stats_interval;  /* s, 0: no line */
 	double duration;        /* s, 0: until a signal */
 	uint64_t idle_exit_ms;  /* 0: never */
+	const char *metrics_str; /* --metrics ADDR:PORT, NULL: no endpoint */
+	struct sockaddr_storage metrics;
+	socklen_t metrics_len;
 };
 
-/* Fills *c from the command line; --help and --version print and exit 0,
- * anything wrong prints one line and exits 1. */
-void xio_srv_config_parse(int argc, char **argv, struct xio_srv_config *c);
+/* Fills *c from the command line. Returns XIO_CLI_RUN; XIO_CLI_DONE once
+ * --help or --version is printed; XIO_CLI_USAGE or XIO_CLI_FAIL after one
+ * line naming the problem (common/xio_cli.h: the exit code). */
+int xio_srv_config_parse(int argc, char **argv, struct xio_srv_config *c);
 
 /* --threads' default: the cores this process may run on (sched_getaffinity),
  * at most XIO_SRV_THREADS_AUTO_MAX; 1 if that cannot be read. */

@@ -36,8 +36,8 @@ $(BUILD)/bench/xio_bench_xdp.bpf.o: tests/bench/xio_bench_xdp.bpf.c tests/bench/
 $(BUILD)/bench/xio_bench_xdp.skel.h: $(BUILD)/bench/xio_bench_xdp.bpf.o
 	bpftool gen skeleton $< name xio_bench_xdp_bpf > $@.tmp && mv $@.tmp $@
 
-$(BENCH_XDP_TOOL): tests/bench/xio_bench_xdp.c tests/bench/xio_bench_xdp.h drivers/xio_pcap.c \
-		drivers/xio_pcap.h $(BUILD)/bench/xio_bench_xdp.skel.h
+$(BENCH_XDP_TOOL): tests/bench/xio_bench_xdp.c tests/bench/xio_bench_xdp.h common/xio_pcap.c \
+		common/xio_pcap.h $(BUILD)/bench/xio_bench_xdp.skel.h
 	$(CC) $(CFLAGS) -Itests/bench -I$(BUILD)/bench $(BENCH_LIBBPF_CFLAGS) $(PCAP_CFLAGS) $(LDFLAGS) \
 		-o $@ $(filter %.c,$^) $(BENCH_LIBBPF_LIBS) $(PCAP_LIBS)
 
@@ -52,14 +52,17 @@ $(BENCH_STAGE): tests/bench/bench_stage.c $(STAGES_LIB) $(wildcard stages/*.h)
 TCP_SERVER := $(BUILD)/bench/xio-tcp-server
 TCP_READ   := $(BUILD)/bench/xio-tcp-read
 
-$(TCP_SERVER): tests/bench/xio_tcp_server.c tests/bench/xio_tcp.h $(XIO_CLI_OBJ)
+$(TCP_SERVER): tests/bench/xio_tcp_server.c tests/bench/xio_tcp.h apps/xio_main.h $(XIO_MAIN_OBJ) \
+		$(COMMON_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Iapps -Itests/bench $(LDFLAGS) -o $@ $(filter %.c %.o,$^) -lpthread
+	$(CC) $(CFLAGS) -Iapps -Itests/bench $(LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) -lpthread \
+		$(COMMON_LIBS)
 
-$(TCP_READ): tests/bench/xio_tcp_read.c tests/bench/xio_tcp.h $(XIO_CLI_OBJ) $(STAGES_LIB)
+$(TCP_READ): tests/bench/xio_tcp_read.c tests/bench/xio_tcp.h apps/xio_main.h $(XIO_MAIN_OBJ) \
+		$(COMMON_LIB) $(STAGES_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Iapps -Itests/bench $(LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) \
-		-lpthread $(ISAL_LIBS)
+		-lpthread $(ISAL_LIBS) $(COMMON_LIBS)
 
 ALL += $(TCP_SERVER) $(TCP_READ)
 
@@ -87,7 +90,7 @@ bench-report:
 		--pipeline $(BUILD)/bench/pipeline-runs.csv --xdp $(BUILD)/bench/xdp-runs.csv \
 		--live $(BUILD)/bench/live-runs.csv --stage $(BENCH_STAGE_CSV) \
 		--transport $(BUILD)/bench/transport-runs.csv \
-		--section $(BUILD)/bench/training.md --section $(BUILD)/bench/cuda_feed.md --md docs/perf.md --png docs/perf.png
+		--section $(BUILD)/bench/training.md --section docs/perf-data/cuda_feed-h100.md --md docs/perf.md --png docs/perf.png
 
 bench-live: $(BUILD)/xio-server $(BUILD)/xio-fetch $(BUILD)/xio-pipeline $(BENCH_XDP_TOOL)
 	BUILD=$(BUILD) flock /tmp/xio-live.lock bash scripts/bench/live.sh

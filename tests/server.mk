@@ -33,12 +33,12 @@ $(BUILD)/asan/tests/server/%.o: tests/server/%.c $(SERVER_TEST_DEPS)
 	$(CC) $(UNIT_ASAN_CFLAGS) $(SERVER_INC) $(UNIT_INC) $(CUNIT_CFLAGS) -c $< -o $@
 
 $(SERVER_TEST): $(BUILD)/tests/server/test_server.o $(BUILD)/tests/server/srv_tree.o \
-		$(BUILD)/tests/obj/xio_unit.o $(SERVER_LIB) $(STAGES_LIB)
+		$(BUILD)/tests/obj/xio_unit.o $(SERVER_LIB) $(COMMON_LIB) $(STAGES_LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(SERVER_LIBS) $(CUNIT_LIBS)
 
 $(SERVER_TEST_ASAN): $(BUILD)/asan/tests/server/test_server.o \
 		$(BUILD)/asan/tests/server/srv_tree.o $(BUILD)/asan/tests/obj/xio_unit.o \
-		$(SERVER_ASAN_LIB) $(BUILD)/asan/libxio_stages.a
+		$(SERVER_ASAN_LIB) $(BUILD)/asan/libxio_common.a $(BUILD)/asan/libxio_stages.a
 	$(CC) $(UNIT_ASAN_CFLAGS) $(LDFLAGS) $^ -o $@ $(SERVER_LIBS) $(CUNIT_LIBS)
 
 .PHONY: server-unit

@@ -183,10 +183,11 @@ def h100_table(out):
             "`docs/perf-data/transport-h100.csv`: loopback with N streams / `--flows N` and "
             "one fetch with the default flows, and the live path with the server, the DPU "
             "and the host on cores of their own (%s; veth NAPI threaded, its threads "
-            "pinned); GB/s of INT32 input; host busy time from the host cores' "
+            "pinned; %s veth queues a link, as a NIC's RSS queues, one XDP NAPI thread "
+            "each); GB/s of INT32 input; host busy time from the host cores' "
             "/proc/stat. %s rounds.\n"
             % (notes.get("date", "?"), notes.get("cpu", "?"), notes.get("cores", "?"),
-               notes.get("rounds", "?")))
+               notes.get("veth_queues", "1"), notes.get("rounds", "?")))
         out.append("| case | TCP GB/s | xio GB/s | xio / TCP | goal | host busy/token xio / TCP "
                    "(goal <= 0.6) | re-requests / datagrams (goal <= 0.1 %) |")
         out.append("|---|---:|---:|---:|---:|---:|---:|")
@@ -214,7 +215,8 @@ def h100_table(out):
                 label = "loopback, xio-fetch's default flows / 1 TCP stream"
             else:
                 n = case[4:]
-                label = "loopback, %s stream%s / `--flows %s`" % (n, "" if n == "1" else "s", n)
+                label = ("loopback, 1 stream / one xio-fetch (its default flows)" if n == "1"
+                         else "loopback, %s streams / `--flows %s`" % (n, n))
             out.append("| %s | %s | %s | %s %s | >= %.1f | %s %s | %s |" % (
                 label, _med(tcp, 4e-9, "%.2f"), _med(xio, 4e-9, "%.2f"), _fmt(rs), _verdict(rs, goal), goal,
                 _fmt(busy) if live else "", _verdict(busy, 0.6, True) if live else "",

@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "xio_cli.h"
+#include "xio_main.h"
 #include "xio_narrow.h"
 #include "xio_tcp.h"
 
@@ -83,7 +83,7 @@ static int dial(const struct opts *o)
 	int fd = -1, rc = getaddrinfo(o->host, o->port, &hints, &ai);
 
 	if (rc != 0)
-		xio_cli_fail("--server %s: %s", o->host, gai_strerror(rc));
+		xio_main_fail("--server %s: %s", o->host, gai_strerror(rc));
 	for (a = ai; a; a = a->ai_next) {
 		fd = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (fd >= 0 && connect(fd, a->ai_addr, a->ai_addrlen) == 0)
@@ -222,27 +222,27 @@ static void parse(int argc, char **argv, struct opts *o)
 			o->host = host;
 			break;
 		}
-		case O_STREAMS: o->streams = (unsigned)xio_cli_num("streams", optarg, 1, 256); break;
-		case O_FIRST: o->first = xio_cli_num("first", optarg, 0, UINT64_MAX / 8); break;
+		case O_STREAMS: o->streams = (unsigned)xio_main_num("streams", optarg, 1, 256); break;
+		case O_FIRST: o->first = xio_main_num("first", optarg, 0, UINT64_MAX / 8); break;
 		case O_COUNT:
-			o->count = xio_cli_num("count", optarg, 1, UINT64_MAX / 8);
+			o->count = xio_main_num("count", optarg, 1, UINT64_MAX / 8);
 			o->count_given = true;
 			break;
 		case O_OUT: o->out = optarg; break;
 		case O_JSON: o->json = optarg; break;
 		case O_HELP: usage(); break;
-		case O_VERSION: xio_cli_version(); break;
-		case ':': xio_cli_usage_error("option '%s' needs a value", argv[optind - 1]);
-		default: xio_cli_usage_error("unknown option '%s'", argv[optind - 1]);
+		case O_VERSION: xio_main_version();
+		case ':': xio_main_usage("option '%s' needs a value", argv[optind - 1]);
+		default: xio_main_usage("unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (!o->host)
-		xio_cli_usage_error("--server HOST[:PORT] is required");
+		xio_main_usage("--server HOST[:PORT] is required");
 	if (optind != argc - 1)
-		xio_cli_usage_error("one PATH expected");
+		xio_main_usage("one PATH expected");
 	o->path = argv[optind];
 	if (strlen(o->path) == 0 || strlen(o->path) > XIO_TCP_PATH_MAX)
-		xio_cli_usage_error("PATH: 1..%u bytes", XIO_TCP_PATH_MAX);
+		xio_main_usage("PATH: 1..%u bytes", XIO_TCP_PATH_MAX);
 }
 
 /* The output: FILE mapped (as xio-fetch maps its own) or anonymous memory. */
@@ -254,14 +254,14 @@ static uint8_t *output(const struct opts *o, size_t len)
 		int fd = open(o->out, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
 		if (fd < 0 || ftruncate(fd, (off_t)len) < 0)
-			xio_cli_fail("--out %s: %s", o->out, strerror(errno));
+			xio_main_fail("--out %s: %s", o->out, strerror(errno));
 		m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		close(fd);
 	} else {
 		m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	}
 	if (m == MAP_FAILED)
-		xio_cli_fail("cannot map %zu bytes of output: %s", len, strerror(errno));
+		xio_main_fail("cannot map %zu bytes of output: %s", len, strerror(errno));
 	return m;
 }
 
@@ -276,26 +276,26 @@ int main(int argc, char **argv)
 	uint8_t *dst;
 	int fd, failed = 0;
 
-	xio_cli_init(argv[0], 2);
+	xio_cli_init(argv[0]);
 	parse(argc, argv, &o);
 	t0 = now_s();
 	fd = dial(&o);
 	if (fd < 0)
-		xio_cli_fail("cannot connect to %s port %s: %s", o.host, o.port, strerror(errno));
+		xio_main_fail("cannot connect to %s port %s: %s", o.host, o.port, strerror(errno));
 	if (ask(fd, &o, 0, 0, &a) < 0)
-		xio_cli_fail("%s: no answer from the server", o.path);
+		xio_main_fail("%s: no answer from the server", o.path);
 	close(fd);
 	if (a.size == 0 || a.size % 4)
-		xio_cli_fail("%s: size %" PRIu64 ": not an INT32 token file (missing?)", o.path, a.size);
+		xio_main_fail("%s: size %" PRIu64 ": not an INT32 token file (missing?)", o.path, a.size);
 	if (o.first >= a.size / 4)
-		xio_cli_fail("--first %" PRIu64 ": the file has %" PRIu64 " tokens", o.first, a.size / 4);
+		xio_main_fail("--first %" PRIu64 ": the file has %" PRIu64 " tokens", o.first, a.size / 4);
 	tokens = a.size / 4 - o.first;
 	if (o.count_given && o.count < tokens)
 		tokens = o.count;
 	dst = output(&o, (size_t)tokens * 2);
 	st = calloc(o.streams, sizeof(*st));
 	if (!st)
-		xio_cli_fail("out of memory");
+		xio_main_fail("out of memory");
 	part = (tokens + o.streams - 1) / o.streams;
 	for (unsigned i = 0; i < o.streams; i++) {
 		uint64_t lo = (uint64_t)i * part, hi = lo + part < tokens ? lo + part : tokens;
@@ -303,7 +303,7 @@ int main(int argc, char **argv)
 		st[i] = (struct stream){ .o = &o, .dst = dst + 2 * lo, .first = o.first + lo,
 					 .n = hi > lo ? hi - lo : 0 };
 		if (st[i].n && pthread_create(&st[i].thread, NULL, stream_main, &st[i]) != 0)
-			xio_cli_fail("cannot start stream %u", i);
+			xio_main_fail("cannot start stream %u", i);
 	}
 	for (unsigned i = 0; i < o.streams; i++) {
 		if (!st[i].n)
@@ -333,7 +333,7 @@ int main(int argc, char **argv)
 		FILE *f = fopen(o.json, "w");
 
 		if (!f)
-			xio_cli_fail("--json %s: %s", o.json, strerror(errno));
+			xio_main_fail("--json %s: %s", o.json, strerror(errno));
 		fprintf(f, "{\"tokens\": %" PRIu64 ", \"elapsed_s\": %.6f, \"tokens_per_s\": %.1f, "
 			"\"streams\": %u, \"kernel\": \"%s\", \"cpu_user_s\": %.6f, \"cpu_sys_s\": %.6f}\n",
 			tokens, el, (double)tokens / el, o.streams, xio_narrow_ops()->name, user, sys);

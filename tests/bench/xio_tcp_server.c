@@ -27,7 +27,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "xio_cli.h"
+#include "xio_main.h"
 #include "xio_tcp.h"
 
 static int rootfd = -1;
@@ -119,11 +119,11 @@ static int listen_on(const char *bind_str, unsigned port)
 
 	snprintf(ps, sizeof(ps), "%u", port);
 	if (getaddrinfo(bind_str, ps, &hints, &ai) != 0)
-		xio_cli_usage_error("--bind '%s': not an IPv4 or IPv6 address", bind_str);
+		xio_main_usage("--bind '%s': not an IPv4 or IPv6 address", bind_str);
 	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &(int){ 1 }, sizeof(int)) < 0 ||
 	    bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 1024) < 0)
-		xio_cli_fail("cannot listen on %s port %u: %s", bind_str, port, strerror(errno));
+		xio_main_fail("cannot listen on %s port %u: %s", bind_str, port, strerror(errno));
 	freeaddrinfo(ai);
 	return fd;
 }
@@ -145,27 +145,27 @@ int main(int argc, char **argv)
 	sigset_t sigs;
 	int opt, lfd;
 
-	xio_cli_init(argv[0], 2);
+	xio_cli_init(argv[0]);
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		switch (opt) {
 		case O_ROOT: root = optarg; break;
 		case O_BIND: bind_str = optarg; break;
-		case O_PORT: port = (unsigned)xio_cli_num("port", optarg, 1, 65535); break;
-		case O_CONNS: conns_max = (unsigned)xio_cli_num("conns", optarg, 1, 4096); break;
+		case O_PORT: port = (unsigned)xio_main_num("port", optarg, 1, 65535); break;
+		case O_CONNS: conns_max = (unsigned)xio_main_num("conns", optarg, 1, 4096); break;
 		case O_HELP: usage(); break;
-		case O_VERSION: xio_cli_version(); break;
-		case ':': xio_cli_usage_error("option '%s' needs a value", argv[optind - 1]);
-		default: xio_cli_usage_error("unknown option '%s'", argv[optind - 1]);
+		case O_VERSION: xio_main_version();
+		case ':': xio_main_usage("option '%s' needs a value", argv[optind - 1]);
+		default: xio_main_usage("unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		xio_cli_usage_error("unexpected argument '%s'", argv[optind]);
+		xio_main_usage("unexpected argument '%s'", argv[optind]);
 	if (!root)
-		xio_cli_usage_error("--root DIR is required");
+		xio_main_usage("--root DIR is required");
 	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
-		xio_cli_usage_error("--root '%s': %s", root, strerror(errno));
+		xio_main_usage("--root '%s': %s", root, strerror(errno));
 	lfd = listen_on(bind_str, port);
 	/* the main thread takes the signals; accept() runs in its own thread */
 	sigemptyset(&sigs);
@@ -187,7 +187,7 @@ int main(int argc, char **argv)
 		if (c < 0) {
 			if (errno == EINTR || errno == ECONNABORTED || errno == EAGAIN)
 				continue;
-			xio_cli_fail("accept: %s", strerror(errno));
+			xio_main_fail("accept: %s", strerror(errno));
 		}
 		pthread_mutex_lock(&conns_lock);
 		if (conns_now >= conns_max) {
@@ -198,7 +198,7 @@ int main(int argc, char **argv)
 		conns_now++;
 		pthread_mutex_unlock(&conns_lock);
 		if (pthread_create(&t, NULL, conn_main, (void *)(intptr_t)c) != 0)
-			xio_cli_fail("cannot start a connection thread");
+			xio_main_fail("cannot start a connection thread");
 		pthread_detach(t);
 	}
 	fprintf(stderr, "xio-tcp-server: stopped\n");
