@@ -50,6 +50,7 @@ struct xio_srv_sock {
 	bool gso; /* UDP GSO in use; cleared for good when the kernel refuses it */
 	unsigned id; /* worker number, for messages */
 	unsigned warned; /* bit per xio_srv_send_reason: reported on stderr */
+	int tx_err; /* EFAULT: a message's payload was not there (the file shrank) */
 	/* receive batch */
 	struct mmsghdr rx[XIO_SRV_RX_BATCH];
 	struct iovec rx_iov[XIO_SRV_RX_BATCH];
@@ -60,8 +61,8 @@ struct xio_srv_sock {
 	struct mmsghdr tx[XIO_SRV_TRAIN_SLOTS];
 	struct iovec tx_iov[2 * XIO_SRV_TRAIN_SLOTS]; /* message k's from 2 k: header, payload */
 	size_t tx_len[XIO_SRV_TRAIN_SLOTS];           /* bytes of message k */
-	int tx_err; /* EFAULT: a message's payload was not there (the file shrank) */
-	uint8_t tx_ctl[XIO_SRV_TRAIN_SLOTS][XIO_SRV_CTL_BYTES];
+	/* cmsghdrs: aligned whatever comes before */
+	uint8_t tx_ctl[XIO_SRV_TRAIN_SLOTS][XIO_SRV_CTL_BYTES] __attribute__((aligned(8)));
 	unsigned tx_dgrams[XIO_SRV_TRAIN_SLOTS]; /* datagrams per message */
 };
 
