@@ -38,14 +38,14 @@ HZ=$(getconf CLK_TCK)
 cpu_ns_stat() { awk -v hz="$HZ" '{ printf "%.0f", ($14 + $15) * 1e9 / hz }' "/proc/$1/stat"; }
 
 # timed LABEL CPUFN PID CMD...: CMD (a read of the whole file into
-# $work/out.u16) 3 times; one line: tokens/s, and PID's CPU per token.
+# $work/out.u16, its stdout dropped) 3 times; one line: tokens/s, and PID's CPU per token.
 timed() {
 	local label=$1 cpufn=$2 pid=$3 c0 c1 t0 t1 k
 	shift 3
 	c0=$($cpufn "$pid")
 	t0=$(date +%s.%N)
 	for k in 1 2 3; do
-		"$@"
+		"$@" >/dev/null
 		rm -f "$work/out.u16"
 	done
 	t1=$(date +%s.%N)
@@ -102,7 +102,7 @@ PYEOF
 		pids+=("$tp")
 		sleep 0.3
 		timed "tcp round $r 2 streams" cpu_ns_stat $tp "$BUILD/bench/xio-tcp-read" \
-			--server 127.0.0.1:$TPORT tok.bin --out "$work/out.u16" --streams 2 >/dev/null
+			--server 127.0.0.1:$TPORT tok.bin --out "$work/out.u16" --streams 2
 		kill $tp; wait $tp 2>/dev/null || true
 	fi
 done
