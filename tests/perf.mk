@@ -107,4 +107,13 @@ bench-training: $(LIBXIO_SO) $(BUILD)/xio-server
 	BUILD=$(BUILD) /usr/bin/python3 scripts/bench/training.py --build $(BUILD) \
 		--csv $(BUILD)/bench/training-runs.csv --md docs/perf.md
 
-BENCHES += bench-stage bench-pipeline bench-xdp bench-report bench-live bench-transport bench-training
+# What xio-server's READ answers cost (docs/server.md, "How a READ leaves"):
+# CPU per token and per random request, on loopback, against the TCP
+# baseline; SERVER_SEND_BASE names other xio-server binaries (an older
+# build) to run in the same rounds.
+.PHONY: bench-server-send
+bench-server-send: $(BUILD)/xio-server $(BUILD)/xio-fetch $(TCP_SERVER) $(TCP_READ) $(LIBXIO_SO)
+	BUILD=$(BUILD) bash scripts/bench/server_send.sh $(SERVER_SEND_BASE) $(BUILD)/xio-server
+
+BENCHES += bench-stage bench-pipeline bench-xdp bench-report bench-live bench-transport bench-training \
+	bench-server-send
