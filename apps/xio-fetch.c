@@ -88,6 +88,7 @@ static void usage(FILE *f)
 		"  --window N             requests outstanding at once (8)\n"
 		"  --timeout-ms N         first timeout and ceiling of the adaptive one (500)\n"
 		"  --retries N            timeouts in a row before giving up (8)\n"
+		"  --no-gro               receive datagrams one by one (default: UDP_GRO trains)\n"
 		"  --progress             a progress line even when stderr is not a terminal\n"
 		"  --quiet                no progress and no summary\n"
 		"  --stats-json FILE      counters as JSON when done (also on failure)\n"
@@ -128,7 +129,7 @@ static void parse_args(int argc, char **argv, struct fetch_opts *o)
 {
 	enum { O_SERVER = 256, O_OUT, O_FORMAT, O_FIRST, O_COUNT, O_CRC, O_OVERFLOW, O_CHUNK,
 	       O_WINDOW, O_TIMEOUT, O_RETRIES, O_RANK, O_WORLD, O_PROGRESS, O_QUIET, O_STATS,
-	       O_HELP, O_VERSION };
+	       O_HELP, O_VERSION, O_NO_GRO };
 	static const struct option longopts[] = {
 		{ "server", required_argument, NULL, O_SERVER },
 		{ "out", required_argument, NULL, O_OUT },
@@ -148,6 +149,7 @@ static void parse_args(int argc, char **argv, struct fetch_opts *o)
 		{ "stats-json", required_argument, NULL, O_STATS },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "version", no_argument, NULL, O_VERSION },
+		{ "no-gro", no_argument, NULL, O_NO_GRO },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool progress = false, quiet = false;
@@ -158,7 +160,7 @@ static void parse_args(int argc, char **argv, struct fetch_opts *o)
 	o->world = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		const char *name = c >= O_SERVER && c <= O_VERSION ? longopts[c - O_SERVER].name : "";
+		const char *name = c >= O_SERVER && c <= O_NO_GRO ? longopts[c - O_SERVER].name : "";
 
 		switch (c) {
 		case O_SERVER: o->server = optarg; break;
@@ -181,6 +183,7 @@ static void parse_args(int argc, char **argv, struct fetch_opts *o)
 		case O_PROGRESS: progress = true; break;
 		case O_QUIET: quiet = true; break;
 		case O_STATS: o->stats_json = optarg; break;
+		case O_NO_GRO: o->xo.gro = 0; break;
 		case O_HELP: usage(stdout); exit(0);
 		case O_VERSION: xio_cli_version();
 		case ':': xio_cli_usage_error("option '%s' needs a value", argv[optind - 1]);
@@ -365,6 +368,9 @@ static void write_stats(const struct fetch *x, const char *error)
 		(unsigned long long)s.rto_us, (unsigned long long)s.rcvbuf, o->xo.chunk_tokens,
 		o->xo.window, o->xo.timeout_ms, o->xo.retries, o->xo.crc ? "true" : "false",
 		o->xo.saturate ? "saturate" : "error", o->rank, o->world);
+	fprintf(f, ",\n \"recv_calls\": %llu, \"rx_buffers\": %llu, \"gro\": %s",
+		(unsigned long long)s.recv_calls, (unsigned long long)s.rx_buffers,
+		s.gro ? "true" : "false");
 	if (error) {
 		fputs(",\n ", f);
 		json_str(f, "error", error);

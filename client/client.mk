@@ -1,12 +1,15 @@
 # client/client.mk: libxio, the host end of the read protocol (client/xio.h),
-# as build/libxio.so (soname libxio.so.0) and build/libxio.a, and the
+# as build/libxio.so (soname libxio.so.$(LIBXIO_SO_MAJOR)) and build/libxio.a, and the
 # xio-fetch tool on top of it. Both libraries hold the client modules and
 # the stage core they use (messages, CRC32C, the narrowing kernels), built
 # once more as position-independent code under build/pic/ with hidden
 # visibility: only the XIO_API functions of xio.h are exported. The static
 # stage library build/libxio_stages.a is left as it is for the other layers.
 
-LIBXIO_SO_MAJOR := 0
+# The soname's major number: it goes up whenever xio.h changes incompatibly
+# (struct xio_opts and struct xio_stats grew for 1: GRO, flows, the
+# congestion window).
+LIBXIO_SO_MAJOR := 1
 LIBXIO_SONAME   := libxio.so.$(LIBXIO_SO_MAJOR)
 LIBXIO_SO       := $(BUILD)/libxio.so
 LIBXIO_A        := $(BUILD)/libxio.a

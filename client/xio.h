@@ -79,6 +79,8 @@ struct xio_opts {
 	uint32_t rcvbuf;       /* socket receive buffer in bytes (32 MiB) */
 	uint32_t crc;          /* 1: ask for HAS_CRC and require it (0) */
 	uint32_t saturate;     /* 1: clamp tokens outside 0..65535; 0: fail (0) */
+	uint32_t gro;          /* 1: receive with UDP_GRO, trains of datagrams in one
+				  buffer (1) */
 };
 
 XIO_API void xio_opts_init(struct xio_opts *o);
@@ -110,6 +112,11 @@ struct xio_stats {
 	uint64_t rttvar_us;      /* its variation */
 	uint64_t rto_us;         /* the timeout now */
 	uint64_t rcvbuf;         /* socket receive buffer granted by the kernel */
+	uint64_t recv_calls;     /* recvmmsg calls that returned buffers */
+	uint64_t rx_buffers;     /* buffers they returned: datagrams / rx_buffers is
+				    what UDP GRO coalesced, rx_buffers / recv_calls
+				    the batching */
+	uint64_t gro;            /* 1: UDP_GRO is on */
 };
 
 struct xio_client;
@@ -144,6 +151,21 @@ XIO_API int xio_stat(struct xio_client *c, const char *path, struct xio_stat *st
  * The range must lie inside the file (XIO_ERANGE otherwise). */
 XIO_API int xio_read(struct xio_client *c, const char *path, uint64_t first, uint64_t count,
 		     uint16_t *dst, struct xio_error *err);
+
+/* A range of tokens: [first, first + count). */
+struct xio_span {
+	uint64_t first;
+	uint64_t count;
+};
+
+/* Random access: the tokens of n spans of path in one call, span i's right
+ * after span i-1's in dst (dst holds the sum of the counts; spans may
+ * overlap, repeat, or be in any order). The spans' chunks are pipelined
+ * through the window as one read's are, with the same loss recovery and
+ * overflow rules as xio_read; every span must lie inside the file
+ * (XIO_ERANGE otherwise). */
+XIO_API int xio_readv(struct xio_client *c, const char *path, const struct xio_span *spans,
+		      size_t n, uint16_t *dst, struct xio_error *err);
 
 /* RAW read: bytes [first, first + count) of any regular file into dst. */
 XIO_API int xio_read_bytes(struct xio_client *c, const char *path, uint64_t first,

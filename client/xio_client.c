@@ -87,6 +87,19 @@ int xio_read(struct xio_client *c, const char *path, uint64_t first, uint64_t co
 	return locked_read(c, path, first, count, dst, false, err);
 }
 
+int xio_readv(struct xio_client *c, const char *path, const struct xio_span *spans, size_t n,
+	      uint16_t *dst, struct xio_error *err)
+{
+	int rc;
+
+	if (!c)
+		return xio_fail(err, XIO_EARG, "no client");
+	pthread_mutex_lock(&c->lock);
+	rc = xio_engine_readv(&c->e, path, spans, n, (uint8_t *)dst, false, err);
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
 int xio_read_bytes(struct xio_client *c, const char *path, uint64_t first, uint64_t count,
 		   void *dst, struct xio_error *err)
 {

@@ -2,16 +2,17 @@
  * xio_conn.c: the UDP socket to one server: "HOST[:PORT]" resolved (IPv4 or
  * IPv6), connect()ed so that the kernel delivers only the server's
  * datagrams, a large receive buffer, requests sent in batches with
- * sendmmsg, answers received in batches with recvmmsg, and an eventfd that
- * lets another thread interrupt a wait.
+ * sendmmsg, answers received in batches with recvmmsg, UDP_GRO on so that
+ * one buffer may bring a whole train of datagrams (split by the segment
+ * size its control message gives, xio_gro_count/xio_gro_segment).
  */
 #include <errno.h>
 #include <netdb.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "xio_priv.h"
@@ -96,12 +97,16 @@ static void set_rcvbuf(struct xio_conn *c, uint32_t bytes)
 		c->rcvbuf = (uint64_t)v;
 }
 
+/* Each receive buffer with its own control buffer, for UDP_GRO's segment
+ * size; recvmmsg overwrites msg_controllen, so it is reset before each call. */
 static void init_batches(struct xio_conn *c)
 {
 	for (int i = 0; i < XIO_RX_BATCH; i++) {
 		c->riov[i].iov_base = c->rx + (size_t)i * XIO_RX_SLOT;
 		c->riov[i].iov_len = XIO_RX_SLOT;
 		c->rmsg[i].msg_hdr = (struct msghdr){ .msg_iov = &c->riov[i], .msg_iovlen = 1 };
+		if (c->gro)
+			c->rmsg[i].msg_hdr.msg_control = c->rx_ctl + (size_t)i * XIO_RX_CTL;
 	}
 	for (int i = 0; i < XIO_TX_BATCH; i++) {
 		c->siov[i].iov_base = c->tx + (size_t)i * XIO_TX_SLOT;
@@ -109,24 +114,24 @@ static void init_batches(struct xio_conn *c)
 	}
 }
 
-int xio_conn_open(struct xio_conn *c, const char *server, uint32_t rcvbuf, bool wakeable,
+int xio_conn_open(struct xio_conn *c, const char *server, uint32_t rcvbuf, bool gro,
 		  struct xio_error *err)
 {
-	int rc;
+	int rc, one = 1;
 
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
-	c->wake_fd = -1;
 	snprintf(c->name, sizeof(c->name), "%s", server);
 	rc = open_socket(c, server, err);
 	if (rc < 0)
 		return rc;
 	set_rcvbuf(c, rcvbuf);
+	/* a kernel without UDP_GRO (before 5.0) delivers datagrams one by one */
+	c->gro = gro && setsockopt(c->fd, SOL_UDP, UDP_GRO, &one, sizeof(one)) == 0;
 	c->rx = malloc((size_t)XIO_RX_BATCH * XIO_RX_SLOT);
+	c->rx_ctl = malloc((size_t)XIO_RX_BATCH * XIO_RX_CTL);
 	c->tx = malloc((size_t)XIO_TX_BATCH * XIO_TX_SLOT);
-	if (wakeable)
-		c->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (!c->rx || !c->tx || (wakeable && c->wake_fd < 0)) {
+	if (!c->rx || !c->rx_ctl || !c->tx) {
 		xio_conn_close(c);
 		return xio_fail(err, XIO_ESYS, "out of memory for the socket's buffers");
 	}
@@ -138,12 +143,11 @@ void xio_conn_close(struct xio_conn *c)
 {
 	if (c->fd >= 0)
 		close(c->fd);
-	if (c->wake_fd >= 0)
-		close(c->wake_fd);
 	free(c->rx);
+	free(c->rx_ctl);
 	free(c->tx);
-	c->fd = c->wake_fd = -1;
-	c->rx = c->tx = NULL;
+	c->fd = -1;
+	c->rx = c->rx_ctl = c->tx = NULL;
 }
 
 uint8_t *xio_conn_tx_buf(struct xio_conn *c, uint64_t *refused)
@@ -181,11 +185,11 @@ void xio_conn_flush(struct xio_conn *c, uint64_t *refused)
 	c->ntx = 0;
 }
 
-int xio_conn_wait(struct xio_conn *c, uint64_t deadline_ns, struct xio_error *err)
+int xio_conn_wait(struct xio_conn *c, int wake_fd, uint64_t deadline_ns, struct xio_error *err)
 {
 	struct pollfd pfd[2] = {
 		{ .fd = c->fd, .events = POLLIN },
-		{ .fd = c->wake_fd, .events = POLLIN },
+		{ .fd = wake_fd, .events = POLLIN },
 	};
 
 	for (;;) {
@@ -193,27 +197,52 @@ int xio_conn_wait(struct xio_conn *c, uint64_t deadline_ns, struct xio_error *er
 		uint64_t left = deadline_ns > now ? deadline_ns - now : 0;
 		struct timespec ts = { .tv_sec = (time_t)(left / 1000000000u),
 				       .tv_nsec = (long)(left % 1000000000u) };
-		int n = ppoll(pfd, c->wake_fd >= 0 ? 2 : 1, &ts, NULL);
+		int n = ppoll(pfd, wake_fd >= 0 ? 2 : 1, &ts, NULL);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return xio_fail(err, XIO_ESYS, "poll: %s", strerror(errno));
-		if (c->wake_fd >= 0 && pfd[1].revents)
+		if (wake_fd >= 0 && pfd[1].revents)
 			return xio_fail(err, XIO_ECANCELED, "canceled");
 		return n > 0 ? 1 : 0;
 	}
 }
 
-int xio_conn_recv(struct xio_conn *c, uint32_t len[XIO_RX_BATCH], uint64_t *refused,
+/* The segment size of a GRO buffer from its control message, 0 if none. */
+static uint32_t gro_size(struct msghdr *m)
+{
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(m); cm; cm = CMSG_NXTHDR(m, cm))
+		if (cm->cmsg_level == SOL_UDP && cm->cmsg_type == UDP_GRO) {
+			int v;
+
+			memcpy(&v, CMSG_DATA(cm), sizeof(v));
+			return v > 0 ? (uint32_t)v : 0;
+		}
+	return 0;
+}
+
+int xio_conn_recv(struct xio_conn *c, struct xio_rx rx[XIO_RX_BATCH], uint64_t *refused,
 		  struct xio_error *err)
 {
 	for (;;) {
-		int n = recvmmsg(c->fd, c->rmsg, XIO_RX_BATCH, MSG_DONTWAIT, NULL);
+		int n;
 
+		if (c->gro)
+			for (int i = 0; i < XIO_RX_BATCH; i++)
+				c->rmsg[i].msg_hdr.msg_controllen = XIO_RX_CTL;
+		n = recvmmsg(c->fd, c->rmsg, XIO_RX_BATCH, MSG_DONTWAIT, NULL);
 		if (n >= 0) {
-			for (int i = 0; i < n; i++)
-				len[i] = c->rmsg[i].msg_hdr.msg_flags & MSG_TRUNC ? 0 : c->rmsg[i].msg_len;
+			for (int i = 0; i < n; i++) {
+				struct msghdr *m = &c->rmsg[i].msg_hdr;
+
+				rx[i].len = m->msg_flags & MSG_TRUNC ? 0 : c->rmsg[i].msg_len;
+				rx[i].gso = c->gro ? gro_size(m) : 0;
+			}
+			if (n > 0) {
+				c->recv_calls++;
+				c->rx_buffers += (uint64_t)n;
+			}
 			return n;
 		}
 		if (errno == EAGAIN || errno == EWOULDBLOCK)

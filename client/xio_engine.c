@@ -4,9 +4,12 @@
  * table of requests sent (by stream_id) that answers are checked against.
  * A client handle has one engine, a stream another.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include "xio_msg.h"
 #include "xio_priv.h"
@@ -22,6 +25,7 @@ void xio_opts_init(struct xio_opts *o)
 		.rcvbuf = 32u << 20,
 		.crc = 0,
 		.saturate = 0,
+		.gro = 1,
 	};
 }
 
@@ -38,8 +42,8 @@ int xio_opts_check(const struct xio_opts *o, struct xio_error *err)
 		return xio_fail(err, XIO_EARG, "retries %u: must be 0..1000", o->retries);
 	if (o->max_count > 65535)
 		return xio_fail(err, XIO_EARG, "max_count %u: must be 0..65535", o->max_count);
-	if (o->crc > 1 || o->saturate > 1)
-		return xio_fail(err, XIO_EARG, "crc and saturate are 0 or 1");
+	if (o->crc > 1 || o->saturate > 1 || o->gro > 1)
+		return xio_fail(err, XIO_EARG, "crc, saturate and gro are 0 or 1");
 	return 0;
 }
 
@@ -62,7 +66,7 @@ int xio_engine_init(struct xio_engine *e, const char *server, const struct xio_o
 	int rc;
 
 	memset(e, 0, sizeof(*e));
-	e->conn.fd = e->conn.wake_fd = -1;
+	e->conn.fd = e->wake_fd = -1;
 	rc = xio_opts_check(o, err);
 	if (rc < 0)
 		return rc;
@@ -79,7 +83,11 @@ int xio_engine_init(struct xio_engine *e, const char *server, const struct xio_o
 	}
 	for (uint32_t i = 0; i < o->window; i++)
 		e->slots[i].miss.bits = e->bits + (size_t)i * words;
-	rc = xio_conn_open(&e->conn, server, o->rcvbuf, wakeable, err);
+	if (wakeable && (e->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0) {
+		xio_engine_fini(e);
+		return xio_fail(err, XIO_ESYS, "eventfd: %s", strerror(errno));
+	}
+	rc = xio_conn_open(&e->conn, server, o->rcvbuf, o->gro, err);
 	if (rc < 0) {
 		xio_engine_fini(e);
 		return rc;
@@ -95,6 +103,9 @@ int xio_engine_init(struct xio_engine *e, const char *server, const struct xio_o
 void xio_engine_fini(struct xio_engine *e)
 {
 	xio_conn_close(&e->conn);
+	if (e->wake_fd >= 0)
+		close(e->wake_fd);
+	e->wake_fd = -1;
 	free(e->reqs);
 	free(e->slots);
 	free(e->bits);
@@ -130,4 +141,7 @@ void xio_engine_stats(const struct xio_engine *e, struct xio_stats *st)
 	st->rttvar_us = e->rtt.rttvar;
 	st->rto_us = xio_rtt_timeout(&e->rtt, 0); /* with the backoff in force */
 	st->rcvbuf = e->conn.rcvbuf;
+	st->recv_calls = e->conn.recv_calls;
+	st->rx_buffers = e->conn.rx_buffers;
+	st->gro = e->conn.gro;
 }

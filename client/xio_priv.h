@@ -79,16 +79,18 @@ XIO_HIDDEN size_t xio_missing_ranges(const struct xio_missing *m, struct xio_ran
 
 /* ---- xio_conn.c: the UDP socket to the server ---- */
 
-#define XIO_RX_BATCH   32     /* datagrams per recvmmsg */
-#define XIO_RX_SLOT    65536  /* bytes per received datagram (the UDP maximum) */
+#define XIO_RX_BATCH   64     /* receive buffers per recvmmsg */
+#define XIO_RX_SLOT    65536  /* bytes per buffer: a datagram, or a GRO train, at most 64 KiB */
+#define XIO_RX_CTL     64     /* control bytes per buffer (the UDP_GRO segment size) */
 #define XIO_TX_BATCH   64     /* requests per sendmmsg */
 #define XIO_TX_SLOT    1088   /* a request with the longest path */
 
 struct xio_conn {
 	int fd;
-	int wake_fd;            /* eventfd that interrupts a wait (streams), or -1 */
+	bool gro;               /* UDP_GRO is on: a buffer may hold a train of datagrams */
 	char name[300];         /* the server as given, for messages */
 	uint8_t *rx;            /* XIO_RX_BATCH x XIO_RX_SLOT */
+	uint8_t *rx_ctl;        /* XIO_RX_BATCH x XIO_RX_CTL */
 	struct mmsghdr rmsg[XIO_RX_BATCH];
 	struct iovec riov[XIO_RX_BATCH];
 	uint8_t *tx;            /* XIO_TX_BATCH x XIO_TX_SLOT */
@@ -97,12 +99,41 @@ struct xio_conn {
 	unsigned ntx;           /* requests queued in tx */
 	int send_errno;         /* the last send failure, 0 if none */
 	uint64_t rcvbuf;
+	uint64_t recv_calls;    /* recvmmsg calls that returned buffers */
+	uint64_t rx_buffers;    /* buffers they returned */
 };
 
+/* A received buffer: len bytes (0: truncated), and the segment size of the
+ * datagrams UDP GRO coalesced into it (0: one datagram). */
+struct xio_rx {
+	uint32_t len;
+	uint32_t gso;
+};
+
+/* How a received buffer splits into datagrams: segments of gso bytes, the
+ * last one possibly shorter; one datagram when gso is 0 or covers len. */
+static inline uint32_t xio_gro_count(uint32_t len, uint32_t gso)
+{
+	return gso == 0 || gso >= len ? 1 : (len + gso - 1) / gso;
+}
+
+/* Segment i (< xio_gro_count) of the buffer: its offset in *off, its length
+ * returned. */
+static inline uint32_t xio_gro_segment(uint32_t len, uint32_t gso, uint32_t i, uint32_t *off)
+{
+	if (gso == 0 || gso >= len) {
+		*off = 0;
+		return len;
+	}
+	*off = i * gso;
+	return len - *off < gso ? len - *off : gso;
+}
+
 /* Resolves "HOST[:PORT]", opens a UDP socket connected to it with a
- * receive buffer of rcvbuf bytes (or what the kernel grants). */
-XIO_HIDDEN int xio_conn_open(struct xio_conn *c, const char *server, uint32_t rcvbuf,
-			     bool wakeable, struct xio_error *err);
+ * receive buffer of rcvbuf bytes (or what the kernel grants), UDP_GRO on
+ * when gro is set and the kernel has it. */
+XIO_HIDDEN int xio_conn_open(struct xio_conn *c, const char *server, uint32_t rcvbuf, bool gro,
+			     struct xio_error *err);
 XIO_HIDDEN void xio_conn_close(struct xio_conn *c);
 /* The next free request buffer (sending a full batch first). */
 XIO_HIDDEN uint8_t *xio_conn_tx_buf(struct xio_conn *c, uint64_t *refused);
@@ -112,14 +143,15 @@ XIO_HIDDEN void xio_conn_tx_commit(struct xio_conn *c, size_t len);
  * unreachable counts in *refused, any other failure is kept in send_errno
  * for the timeout's message. */
 XIO_HIDDEN void xio_conn_flush(struct xio_conn *c, uint64_t *refused);
-/* Waits until a datagram arrives, the wake fd fires or deadline_ns passes.
- * Returns 1 when datagrams are waiting, 0 on the deadline, -XIO_ECANCELED
- * when woken, -XIO_ESYS on a failure. */
-XIO_HIDDEN int xio_conn_wait(struct xio_conn *c, uint64_t deadline_ns, struct xio_error *err);
-/* Receives up to XIO_RX_BATCH datagrams without blocking; their lengths in
- * len[] (0 for a truncated one). Returns how many (0: none waiting). */
-XIO_HIDDEN int xio_conn_recv(struct xio_conn *c, uint32_t len[XIO_RX_BATCH], uint64_t *refused,
+/* Waits until a datagram arrives, wake_fd (>= 0) fires or deadline_ns
+ * passes. Returns 1 when datagrams are waiting, 0 on the deadline,
+ * -XIO_ECANCELED when woken, -XIO_ESYS on a failure. */
+XIO_HIDDEN int xio_conn_wait(struct xio_conn *c, int wake_fd, uint64_t deadline_ns,
 			     struct xio_error *err);
+/* Receives up to XIO_RX_BATCH buffers without blocking, their lengths and
+ * GRO segment sizes in rx[]. Returns how many (0: none waiting). */
+XIO_HIDDEN int xio_conn_recv(struct xio_conn *c, struct xio_rx rx[XIO_RX_BATCH],
+			     uint64_t *refused, struct xio_error *err);
 static inline const uint8_t *xio_conn_rx(const struct xio_conn *c, int i)
 {
 	return c->rx + (size_t)i * XIO_RX_SLOT;
@@ -149,7 +181,8 @@ struct xio_req {
  * behind others is not late. */
 struct xio_slot {
 	uint64_t chunk_seq; /* 0 = free */
-	uint64_t start;     /* first unit (token or byte) of the chunk */
+	uint64_t start;     /* first unit (token or byte) of the chunk in the file */
+	uint64_t dst;       /* where that unit goes: its index in the caller's memory */
 	uint64_t last_ns;
 	uint64_t order;     /* when its latest request went out, in request order */
 	bool waiting;       /* nothing received since then */
@@ -161,6 +194,7 @@ struct xio_slot {
 struct xio_engine {
 	struct xio_opts opts;
 	struct xio_conn conn;
+	int wake_fd;            /* eventfd that interrupts a wait (streams), or -1 */
 	struct xio_rtt rtt;
 	struct xio_stats st;
 	uint32_t next_id;
@@ -187,6 +221,11 @@ XIO_HIDDEN void xio_engine_stats(const struct xio_engine *e, struct xio_stats *s
  * bytes when raw (xio_read.c). */
 XIO_HIDDEN int xio_engine_read(struct xio_engine *e, const char *path, uint64_t first,
 			       uint64_t count, uint8_t *dst, bool raw, struct xio_error *err);
+/* Reads the units of n spans of path into dst, each span's right after the
+ * previous one's (xio_read.c). */
+XIO_HIDDEN int xio_engine_readv(struct xio_engine *e, const char *path,
+				const struct xio_span *spans, size_t n, uint8_t *dst, bool raw,
+				struct xio_error *err);
 /* STAT_REQUEST with retries (xio_stat.c). */
 XIO_HIDDEN int xio_engine_stat(struct xio_engine *e, const char *path, struct xio_stat *st,
 			       struct xio_error *err);

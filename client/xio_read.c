@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * xio_read.c: the windowed read. The range is cut into chunks; up to
- * `window` of them are asked for at once, each by a READ_REQUEST. Every
+ * xio_read.c: the windowed read. The spans asked for (one range, or many
+ * ranges of one file) are cut into chunks, none crossing the end of a
+ * span; up to `window` of them are asked for at once, each by a
+ * READ_REQUEST, and each is placed at its span's offset in the caller's
+ * memory. Every
  * answer datagram is checked (header, dtype and length, CRC32C as it
  * arrived, the request it answers and that request's range) and placed at
  * its first_token: UINT16 payloads (narrowed on the way) are copied,
@@ -21,16 +24,46 @@
 
 #define RX_BATCHES_PER_WAKE 8 /* then look at the timers again */
 
+/* Hands out the chunks of a read: the spans in order, each cut into chunks
+ * of at most `max` units; a chunk never crosses the end of a span. */
+struct dispenser {
+	const struct xio_span *spans;
+	size_t n;
+	size_t i;      /* the span of the next chunk */
+	uint64_t off;  /* its first unit's offset in that span */
+	uint64_t dst;  /* its index in the caller's memory */
+	uint64_t total; /* units of all spans */
+};
+
+/* The next chunk, at most max units: false when every span is handed out. */
+static bool dispense(struct dispenser *d, uint64_t max, uint64_t *start, uint64_t *dst,
+		     uint64_t *n)
+{
+	while (d->i < d->n && d->off == d->spans[d->i].count) {
+		d->i++;
+		d->off = 0;
+	}
+	if (d->i == d->n)
+		return false;
+	*n = d->spans[d->i].count - d->off < max ? d->spans[d->i].count - d->off : max;
+	*start = d->spans[d->i].first + d->off;
+	*dst = d->dst;
+	d->off += *n;
+	d->dst += *n;
+	return true;
+}
+
 struct job {
 	struct xio_engine *e;
 	const char *path;
 	size_t path_len;
-	uint64_t first, end, next; /* units: tokens, or bytes when raw */
+	struct dispenser d;
 	uint64_t chunk;            /* units per chunk */
 	uint64_t done;             /* complete prefix last reported */
 	uint64_t last_fresh_ns;    /* when new units last arrived (or the start) */
 	uint8_t *dst;
 	bool raw;
+	bool dry;                  /* every chunk handed out */
 	unsigned active;           /* slots in use */
 	const struct xio_narrow_ops *ops;
 	int rc;                    /* the first failure */
@@ -69,22 +102,26 @@ static void fill_window(struct job *j, uint64_t now)
 {
 	struct xio_engine *e = j->e;
 
-	for (uint32_t i = 0; i < e->opts.window && j->next < j->end; i++) {
+	for (uint32_t i = 0; i < e->opts.window && !j->dry; i++) {
 		struct xio_slot *s = &e->slots[i];
-		uint64_t n = j->end - j->next < j->chunk ? j->end - j->next : j->chunk;
+		uint64_t start, dst, n;
 
 		if (s->chunk_seq)
 			continue;
+		if (!dispense(&j->d, j->chunk, &start, &dst, &n)) {
+			j->dry = true;
+			break;
+		}
 		s->chunk_seq = ++e->chunk_seq;
-		s->start = j->next;
+		s->start = start;
+		s->dst = dst;
 		s->last_ns = now;
 		s->order = ++e->order;
 		s->waiting = true;
 		s->retried = false;
 		s->fails = 0;
 		xio_missing_reset(&s->miss, s->miss.bits, n);
-		send_request(j, i, j->next, j->next + n, true, now);
-		j->next += n;
+		send_request(j, i, start, start + n, true, now);
 		j->active++;
 	}
 }
@@ -143,7 +180,7 @@ static int place(struct job *j, const struct xio_slot *s, const uint8_t *payload
 		 unsigned width, uint64_t rel, uint64_t a, uint64_t b)
 {
 	struct xio_engine *e = j->e;
-	uint64_t at = s->start + a - j->first; /* index in dst */
+	uint64_t at = s->dst + a; /* index in dst */
 	const uint8_t *src = payload + (a - rel) * width;
 	size_t n = (size_t)(b - a), k;
 	uint64_t sum = 0;
@@ -371,16 +408,16 @@ static uint64_t check_timers(struct job *j, uint64_t now)
 static void report_progress(struct job *j)
 {
 	struct xio_engine *e = j->e;
-	uint64_t low = j->next;
+	uint64_t low = j->d.dst;
 
 	if (!e->progress)
 		return;
 	for (uint32_t i = 0; i < e->opts.window; i++)
-		if (e->slots[i].chunk_seq && e->slots[i].start < low)
-			low = e->slots[i].start;
-	if (low - j->first > j->done) {
-		j->done = low - j->first;
-		e->progress(e->progress_arg, j->done, j->end - j->first);
+		if (e->slots[i].chunk_seq && e->slots[i].dst < low)
+			low = e->slots[i].dst;
+	if (low > j->done) {
+		j->done = low;
+		e->progress(e->progress_arg, j->done, j->d.total);
 	}
 }
 
@@ -391,24 +428,31 @@ static void report_progress(struct job *j)
 static bool receive(struct job *j)
 {
 	struct xio_engine *e = j->e;
-	uint32_t len[XIO_RX_BATCH];
+	struct xio_rx rx[XIO_RX_BATCH];
 
 	for (int round = 0; round < RX_BATCHES_PER_WAKE && j->rc == 0; round++) {
-		int n = xio_conn_recv(&e->conn, len, &e->st.refused, j->err);
+		int n = xio_conn_recv(&e->conn, rx, &e->st.refused, j->err);
 
 		if (n < 0) {
 			fail_job(j, n);
 			return true;
 		}
 		for (int i = 0; i < n; i++) {
-			if (j->rc == 0) {
-				/* the time of each one: placing may stall on page faults */
-				on_datagram(j, xio_conn_rx(&e->conn, i), len[i], xio_now_ns());
-				continue;
+			const uint8_t *b = xio_conn_rx(&e->conn, i);
+			/* the time of each buffer: placing may stall on page faults */
+			uint64_t now = xio_now_ns();
+
+			for (uint32_t k = 0, off; k < xio_gro_count(rx[i].len, rx[i].gso); k++) {
+				uint32_t len = xio_gro_segment(rx[i].len, rx[i].gso, k, &off);
+
+				if (j->rc == 0) {
+					on_datagram(j, b + off, len, now);
+					continue;
+				}
+				e->st.datagrams++; /* received after the read failed */
+				e->st.bytes_received += len;
+				e->st.ignored++;
 			}
-			e->st.datagrams++; /* received after the read failed */
-			e->st.bytes_received += len[i];
-			e->st.ignored++;
 		}
 		if (n < XIO_RX_BATCH)
 			return true;
@@ -416,11 +460,11 @@ static bool receive(struct job *j)
 	return false;
 }
 
-int xio_engine_read(struct xio_engine *e, const char *path, uint64_t first, uint64_t count,
-		    uint8_t *dst, bool raw, struct xio_error *err)
+int xio_engine_readv(struct xio_engine *e, const char *path, const struct xio_span *spans,
+		     size_t n, uint8_t *dst, bool raw, struct xio_error *err)
 {
 	struct job j = {
-		.e = e, .path = path, .first = first, .next = first, .end = first + count,
+		.e = e, .path = path, .d = { .spans = spans, .n = n },
 		.chunk = raw ? e->slot_units : e->opts.chunk_tokens, .dst = dst, .raw = raw,
 		.ops = xio_narrow_ops(), .err = err,
 	};
@@ -428,9 +472,19 @@ int xio_engine_read(struct xio_engine *e, const char *path, uint64_t first, uint
 
 	if (rc < 0)
 		return rc;
-	if (!dst || count == 0 || first + count < first)
+	if (!spans && n)
+		return xio_fail(err, XIO_EARG, "%s: no spans", path);
+	for (size_t i = 0; i < n; i++) {
+		if (spans[i].first + spans[i].count < spans[i].first ||
+		    j.d.total + spans[i].count < j.d.total)
+			return xio_fail(err, XIO_EARG, "%s: span %zu (%llu + %llu) overflows", path, i,
+					(unsigned long long)spans[i].first,
+					(unsigned long long)spans[i].count);
+		j.d.total += spans[i].count;
+	}
+	if (!dst || j.d.total == 0)
 		return xio_fail(err, XIO_EARG, "%s: nothing to read into (count %llu)", path,
-				(unsigned long long)count);
+				(unsigned long long)j.d.total);
 	j.last_fresh_ns = xio_now_ns();
 	fill_window(&j, j.last_fresh_ns);
 	xio_conn_flush(&e->conn, &e->st.refused);
@@ -444,11 +498,19 @@ int xio_engine_read(struct xio_engine *e, const char *path, uint64_t first, uint
 		report_progress(&j);
 		if (j.rc || j.active == 0 || deadline == UINT64_MAX)
 			continue; /* done, failed, or more waiting to be read */
-		rc = xio_conn_wait(&e->conn, deadline, err);
+		rc = xio_conn_wait(&e->conn, e->wake_fd, deadline, err);
 		if (rc < 0)
 			fail_job(&j, rc);
 	}
 	for (uint32_t i = 0; i < e->opts.window; i++)
 		e->slots[i].chunk_seq = 0; /* answers still on the way are late */
 	return j.rc;
+}
+
+int xio_engine_read(struct xio_engine *e, const char *path, uint64_t first, uint64_t count,
+		    uint8_t *dst, bool raw, struct xio_error *err)
+{
+	struct xio_span one = { first, count };
+
+	return xio_engine_readv(e, path, &one, 1, dst, raw, err);
 }

@@ -99,10 +99,10 @@ int xio_engine_stat(struct xio_engine *e, const char *path, struct xio_stat *st,
 	first_id = first->id;
 	last = xio_now_ns();
 	for (;;) {
-		uint32_t len[XIO_RX_BATCH];
+		struct xio_rx rx[XIO_RX_BATCH];
 		int n;
 
-		rc = xio_conn_wait(&e->conn, last + xio_rtt_timeout(&e->rtt, fails) * 1000, err);
+		rc = xio_conn_wait(&e->conn, e->wake_fd, last + xio_rtt_timeout(&e->rtt, fails) * 1000, err);
 		if (rc < 0)
 			return rc;
 		if (rc == 0) {
@@ -120,13 +120,17 @@ int xio_engine_stat(struct xio_engine *e, const char *path, struct xio_stat *st,
 			last = xio_now_ns();
 			continue;
 		}
-		n = xio_conn_recv(&e->conn, len, &e->st.refused, err);
+		n = xio_conn_recv(&e->conn, rx, &e->st.refused, err);
 		if (n < 0)
 			return n;
 		for (int i = 0; i < n; i++)
-			if (on_datagram(e, path, stat_no, xio_conn_rx(&e->conn, i), len[i], xio_now_ns(),
-					st, &rc, err))
-				stat_no = 0; /* settled: more answers are duplicates */
+			for (uint32_t k = 0, off; k < xio_gro_count(rx[i].len, rx[i].gso); k++) {
+				uint32_t len = xio_gro_segment(rx[i].len, rx[i].gso, k, &off);
+
+				if (on_datagram(e, path, stat_no, xio_conn_rx(&e->conn, i) + off, len,
+						xio_now_ns(), st, &rc, err))
+					stat_no = 0; /* settled: more answers are duplicates */
+			}
 		if (stat_no == 0)
 			return rc;
 	}

@@ -251,7 +251,7 @@ void xio_stream_close(struct xio_stream *s)
 		s->stop = true;
 		pthread_cond_broadcast(&s->cond);
 		pthread_mutex_unlock(&s->lock);
-		if (write(s->e.conn.wake_fd, &one, sizeof(one)) < 0) {
+		if (write(s->e.wake_fd, &one, sizeof(one)) < 0) {
 			/* an eventfd write fails only on overflow: it is signalled already */
 		}
 		pthread_join(s->thread, NULL);

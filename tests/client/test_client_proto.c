@@ -12,6 +12,7 @@
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -39,6 +40,7 @@ enum mode {
 	M_STAT_ONLY, /* STAT answered, READ never */
 	M_LATE,      /* each read's first datagram sent again during the next read */
 	M_INVALID,   /* invalid datagrams among the good ones */
+	M_GSO,       /* a 1000-token answer as one UDP GSO train and a datagram */
 };
 
 struct script {
@@ -178,6 +180,43 @@ static void answer_invalid(struct script *s, const struct peer *p, const struct 
 	answer_all(s, p, r);
 }
 
+/* One UDP GSO train of 4 segments of XIO_HDR_LEN + 1000 bytes, the last
+ * shorter: INT32 [a, a + 250), a segment that is not XIO, UINT16 [a + 250,
+ * a + 750), INT32 [a + 750, a + 900); then INT32 [a + 900, a + 1000) as a
+ * datagram of its own. A client with UDP_GRO receives the train as one
+ * buffer; without it the kernel cuts it into 4 datagrams. */
+static void answer_gso(struct script *s, const struct peer *p, const struct xio_request *r)
+{
+	enum { SEG = XIO_HDR_LEN + 1000 };
+	static uint8_t train[4 * SEG];
+	uint64_t a = r->hdr.first_token, end = a + r->hdr.token_count;
+	uint8_t ctl[CMSG_SPACE(sizeof(uint16_t))] = { 0 }, one[SEG];
+	struct iovec iov = { .iov_base = train };
+	struct msghdr m = { .msg_name = (void *)&p->a, .msg_namelen = p->len, .msg_iov = &iov,
+			    .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	uint16_t seg = SEG;
+	size_t len = 0;
+
+	if (r->hdr.token_count != 1000) {
+		answer_all(s, p, r);
+		return;
+	}
+	len += build_reply(r, a, a + 250, false, end, train + len);
+	memset(train + len, 0x5a, SEG); /* not XIO */
+	len += SEG;
+	len += build_reply(r, a + 250, a + 750, true, end, train + len);
+	len += build_reply(r, a + 750, a + 900, false, end, train + len);
+	iov.iov_len = len;
+	cm->cmsg_level = SOL_UDP;
+	cm->cmsg_type = UDP_SEGMENT;
+	cm->cmsg_len = CMSG_LEN(sizeof(seg));
+	memcpy(CMSG_DATA(cm), &seg, sizeof(seg));
+	if (sendmsg(s->fd, &m, 0) != (ssize_t)len)
+		perror("test_client_proto: GSO sendmsg");
+	send_to(s, p, one, build_reply(r, a + 900, end, false, end, one));
+}
+
 static void answer(struct script *s, const struct peer *p, const struct xio_request *r)
 {
 	uint8_t buf[sizeof(s->held)];
@@ -210,6 +249,9 @@ static void answer(struct script *s, const struct peer *p, const struct xio_requ
 		break;
 	case M_INVALID:
 		answer_invalid(s, p, r);
+		break;
+	case M_GSO:
+		answer_gso(s, p, r);
 		break;
 	}
 }
@@ -271,6 +313,8 @@ static void stop_server(void)
 	pthread_join(srv.th, NULL);
 }
 
+static uint32_t client_gro = 1; /* the gro option of the next client() */
+
 /* A client of the scripted server with small chunks. */
 static struct xio_client *client(uint16_t port, uint32_t window, uint32_t timeout_ms,
 				 uint32_t retries, bool crc, bool saturate)
@@ -287,6 +331,7 @@ static struct xio_client *client(uint16_t port, uint32_t window, uint32_t timeou
 	o.retries = retries;
 	o.crc = crc;
 	o.saturate = saturate;
+	o.gro = client_gro;
 	snprintf(name, sizeof(name), "127.0.0.1:%u", port);
 	if (xio_connect(name, &o, &c, &err) < 0) {
 		fprintf(stderr, "xio_connect: %s\n", err.msg);
@@ -522,6 +567,104 @@ static void test_stat_and_raw(void)
 	xio_close(c);
 }
 
+/* xio_readv: random spans (some overlapping, some of 1 token, some
+ * crossing chunk boundaries) in one call, each span's tokens right after
+ * the previous span's; a span past the end of the file is XIO_ERANGE,
+ * whether the server cuts the answer short or refuses it. */
+static void test_readv(void)
+{
+	enum { NSPAN = 40 };
+	static uint16_t out[NSPAN * NTOK];
+	struct xio_client *c = client(PORT, 4, 500, 3, true, false);
+	struct xio_span sp[NSPAN];
+	struct xio_error err;
+	struct xio_stats st;
+	uint64_t total = 0, at = 0, rng = 12345;
+	int rc;
+
+	for (int i = 0; i < NSPAN; i++) {
+		rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+		sp[i].first = (rng >> 33) % NTOK;
+		sp[i].count = i % 5 == 0 ? 1 : 1 + (rng >> 13) % (NTOK - sp[i].first);
+		total += sp[i].count;
+	}
+	total += sp[3].count - sp[7].count;
+	sp[7] = sp[3]; /* the same span twice */
+	memset(out, 0, sizeof(out));
+	start(M_NORMAL, NTOK);
+	rc = xio_readv(c, "f", sp, NSPAN, out, &err);
+	XIO_CHECK(rc == 0, "readv: %s", err.msg);
+	for (int i = 0; i < NSPAN; i++) {
+		if (!tokens_match(out + at, sp[i].first, sp[i].count))
+			XIO_CHECK(0, "span %d (%llu + %llu) at %llu", i, (unsigned long long)sp[i].first,
+				  (unsigned long long)sp[i].count, (unsigned long long)at);
+		at += sp[i].count;
+	}
+	xio_client_stats(c, &st);
+	XIO_CHECK(st.tokens == total && st.re_requests == 0, "tokens %llu of %llu, re_requests %llu",
+		  (unsigned long long)st.tokens, (unsigned long long)total,
+		  (unsigned long long)st.re_requests);
+	check_accounting(&st);
+
+	/* past the end: the server's answer ends early (LAST), or it refuses */
+	sp[0] = (struct xio_span){ 10, 5 };
+	sp[1] = (struct xio_span){ 2990, 20 };
+	rc = xio_readv(c, "f", sp, 2, out, &err);
+	XIO_CHECK(rc == -XIO_ERANGE && strstr(err.msg, "the file ends at token 3000"), "%d %s", rc,
+		  err.msg);
+	sp[1] = (struct xio_span){ 3500, 1 };
+	rc = xio_readv(c, "f", sp, 2, out, &err);
+	XIO_CHECK(rc == -XIO_ERANGE && strstr(err.msg, "range"), "%d %s", rc, err.msg);
+	sp[1] = (struct xio_span){ 0, 0 };
+	XIO_CHECK(xio_readv(c, "f", sp, 2, out, &err) == 0 && tokens_match(out, 10, 5),
+		  "a span of 0 tokens is skipped: %s", err.msg);
+	sp[0] = (struct xio_span){ UINT64_MAX, 2 };
+	XIO_CHECK(xio_readv(c, "f", sp, 1, out, &err) == -XIO_EARG, "an overflowing span");
+	XIO_CHECK(xio_readv(c, "f", sp, 0, out, &err) == -XIO_EARG, "no spans");
+	stop_server();
+	xio_close(c);
+}
+
+/* Answers as UDP GSO trains: with UDP_GRO each train is one buffer, split
+ * by its segment size (the last segment shorter, one not XIO, UINT16 and
+ * INT32 segments in one buffer); without it, the same datagrams one by
+ * one. The tokens and the counters are the same either way. */
+static void test_gro_trains(void)
+{
+	static uint16_t out[NTOK];
+
+	start(M_GSO, NTOK);
+	for (uint32_t gro = 0; gro <= 1; gro++) {
+		struct xio_client *c;
+		struct xio_error err;
+		struct xio_stats st;
+		int rc;
+
+		client_gro = gro;
+		c = client(PORT, 4, 500, 3, true, false);
+		memset(out, 0, sizeof(out));
+		rc = xio_read(c, "f", 0, NTOK, out, &err);
+		XIO_CHECK(rc == 0, "gro %u: read: %s", gro, err.msg);
+		tokens_match(out, 0, NTOK);
+		xio_client_stats(c, &st);
+		/* 3 chunks, each a train of 4 and a datagram */
+		XIO_CHECK(st.gro == gro && st.datagrams == 15 && st.malformed == 3 &&
+			  st.replies_int32 == 9 && st.replies_uint16 == 3 && st.re_requests == 0 &&
+			  st.rx_buffers == (gro ? 6 : 15),
+			  "gro %u/%llu: datagrams %llu malformed %llu int32 %llu uint16 %llu "
+			  "re_requests %llu rx_buffers %llu", gro, (unsigned long long)st.gro,
+			  (unsigned long long)st.datagrams, (unsigned long long)st.malformed,
+			  (unsigned long long)st.replies_int32, (unsigned long long)st.replies_uint16,
+			  (unsigned long long)st.re_requests, (unsigned long long)st.rx_buffers);
+		XIO_CHECK(st.recv_calls >= 1 && st.recv_calls <= st.rx_buffers, "recv_calls %llu",
+			  (unsigned long long)st.recv_calls);
+		check_accounting(&st);
+		xio_close(c);
+	}
+	client_gro = 1;
+	stop_server();
+}
+
 static void test_stream_shard(void)
 {
 	struct xio_client *c = client(PORT, 2, 500, 3, false, false);
@@ -630,6 +773,8 @@ static const struct xio_unit_test tests[] = {
 	XIO_UNIT_TEST(test_file_shorter),
 	XIO_UNIT_TEST(test_dead_server),
 	XIO_UNIT_TEST(test_stat_and_raw),
+	XIO_UNIT_TEST(test_readv),
+	XIO_UNIT_TEST(test_gro_trains),
 	XIO_UNIT_TEST(test_stream_shard),
 	XIO_UNIT_TEST(test_stream_ring),
 	XIO_UNIT_TEST(test_stream_close_while_waiting),

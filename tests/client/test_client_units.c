@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xio_msg.h"
 #include "xio_priv.h"
 #include "xio_unit.h"
 
@@ -372,6 +373,73 @@ static void test_codes_and_opts(void)
 		  err.msg);
 }
 
+/* ---- splitting a UDP GRO buffer ---- */
+
+/* A header of a READ_REPLY of n tokens from first, of width 2 (UINT16 +
+ * NARROWED) or 4 (INT32), at b. */
+static size_t put_reply(uint8_t *b, uint64_t first, uint32_t n, unsigned width)
+{
+	struct xio_hdr h = {
+		.opcode = XIO_OP_READ_REPLY, .dtype = width == 2 ? XIO_DT_UINT16 : XIO_DT_INT32,
+		.flags = width == 2 ? XIO_F_NARROWED : 0, .hdr_len = XIO_HDR_LEN,
+		.stream_id = 7, .first_token = first, .token_count = n,
+	};
+
+	xio_hdr_put(b, &h);
+	memset(b + XIO_HDR_LEN, (int)(first & 0xff), (size_t)n * width);
+	return XIO_HDR_LEN + (size_t)n * width;
+}
+
+static void test_gro_split(void)
+{
+	enum { SEG = XIO_HDR_LEN + 1200 };
+	static uint8_t buf[5 * SEG];
+	/* INT32, not XIO, UINT16, INT32, and a shorter INT32 last */
+	static const struct { uint64_t first; uint32_t n; unsigned width; } want[] = {
+		{ 1000, 300, 4 }, { 0, 0, 0 }, { 1300, 600, 2 }, { 1900, 300, 4 }, { 2200, 17, 4 },
+	};
+	uint32_t len = 0, off, n;
+	struct xio_hdr h;
+
+	for (size_t i = 0; i < 5; i++) {
+		if (want[i].width == 0) {
+			memset(buf + len, 0xa5, SEG);
+			len += SEG;
+		} else {
+			len += (uint32_t)put_reply(buf + len, want[i].first, want[i].n, want[i].width);
+		}
+	}
+	XIO_CHECK(len == 4 * SEG + XIO_HDR_LEN + 68, "built %u bytes", len);
+	n = xio_gro_count(len, SEG);
+	XIO_CHECK(n == 5, "5 segments, got %u", n);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t l = xio_gro_segment(len, SEG, i, &off);
+
+		XIO_CHECK(off == i * SEG && l == (i == 4 ? XIO_HDR_LEN + 68 : SEG),
+			  "segment %u at %u, %u bytes", i, off, l);
+		if (want[i].width == 0) {
+			XIO_CHECK(xio_hdr_parse(buf + off, l, &h) < 0, "segment %u is not XIO", i);
+			continue;
+		}
+		XIO_CHECK(xio_hdr_parse(buf + off, l, &h) == 0 && h.first_token == want[i].first &&
+			  h.token_count == want[i].n &&
+			  h.dtype == (want[i].width == 2 ? XIO_DT_UINT16 : XIO_DT_INT32) &&
+			  l == XIO_HDR_LEN + want[i].n * want[i].width &&
+			  buf[off + l - 1] == (uint8_t)(want[i].first & 0xff),
+			  "segment %u: first %llu count %u dtype %u", i,
+			  (unsigned long long)h.first_token, h.token_count, h.dtype);
+	}
+	/* datagrams one by one: no segment size, or one that covers the buffer */
+	XIO_CHECK(xio_gro_count(1500, 0) == 1 && xio_gro_segment(1500, 0, 0, &off) == 1500 &&
+		  off == 0, "no GRO: one datagram");
+	XIO_CHECK(xio_gro_count(1500, 1500) == 1 && xio_gro_count(1500, 9000) == 1 &&
+		  xio_gro_segment(1500, 9000, 0, &off) == 1500, "one segment");
+	XIO_CHECK(xio_gro_count(3000, 1500) == 2 && xio_gro_segment(3000, 1500, 1, &off) == 1500 &&
+		  off == 1500, "two whole segments");
+	XIO_CHECK(xio_gro_count(0, 0) == 1 && xio_gro_segment(0, 1472, 0, &off) == 0,
+		  "a truncated buffer is one empty datagram (malformed)");
+}
+
 static const struct xio_unit_test tests[] = {
 	XIO_UNIT_TEST(test_missing_edges),
 	XIO_UNIT_TEST(test_missing_model),
@@ -382,6 +450,7 @@ static const struct xio_unit_test tests[] = {
 	XIO_UNIT_TEST(test_megatron_narrow),
 	XIO_UNIT_TEST(test_megatron_refusals),
 	XIO_UNIT_TEST(test_codes_and_opts),
+	XIO_UNIT_TEST(test_gro_split),
 	{ NULL, NULL },
 };
 

@@ -58,6 +58,23 @@ class ClientTest(unittest.TestCase):
             "replies_uint16", "replies_int32", "data_replies", "answers", "duplicates",
             "crc_errors", "malformed", "ignored")))
 
+    def test_read_ranges(self):
+        rng = np.random.default_rng(5)
+        n = len(self.tok)
+        firsts = rng.integers(0, n - 5000, 300)
+        counts = rng.integers(1, 5000, 300)
+        counts[::7] = 1
+        ranges = [(int(f), int(c)) for f, c in zip(firsts, counts)]
+        ranges += [ranges[3], (n - 1, 1), (0, 70_000), (50, 100)]  # a repeat, the end, overlaps
+        got = self.c.read_ranges("tok.bin", ranges)
+        self.assertEqual(got.dtype, np.uint16)
+        want_ = np.concatenate([self.tok[f:f + c] for f, c in ranges])
+        self.assertEqual(got.tobytes(), want_.tobytes())
+        self.assertEqual(len(self.c.read_ranges("tok.bin", [])), 0)
+        with self.assertRaises(xio.XioError) as e:
+            self.c.read_ranges("tok.bin", [(0, 10), (n - 5, 10)])
+        self.assertEqual(e.exception.code_name, "range")
+
     def test_read_bytes(self):
         raw = self.c.read_bytes("ds.idx")
         with open(os.path.join(os.environ["XCL_ROOT"], "ds.idx"), "rb") as f:

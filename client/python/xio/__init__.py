@@ -7,6 +7,7 @@ A thin binding of libxio (client/xio.h, docs/client.md) through ctypes:
     with xio.Client("storage1:7910") as c:
         print(c.stat("train.bin"))                  # {'tokens': ..., 'size': ...}
         head = c.read("train.bin", 0, 1 << 20)      # numpy.uint16, 1 Mi tokens
+        some = c.read_ranges("train.bin", [(0, 2048), (10**6, 2048)])  # 4096 tokens
         for batch in c.batches("train.bin", 1 << 20, prefetch=4, rank=0, world=8):
             ...                                     # this rank's part, in order
 
@@ -143,6 +144,21 @@ class Client(_Handle):
             err = _lib.Error()
             _check(lib.xio_read(self._handle(), _path(path), first, count,
                                 out.ctypes.data_as(ctypes.c_void_p), ctypes.byref(err)), err)
+        return out
+
+    def read_ranges(self, path, ranges):
+        """The tokens of many ranges of path, [(first, count), ...], in one
+        pipelined read (xio_readv): one numpy uint16 array, the ranges'
+        tokens concatenated in the order given. Every range must lie inside
+        the file."""
+        spans = np.array(ranges, dtype=np.uint64).reshape(-1, 2)
+        out = np.empty(int(spans[:, 1].sum()) if len(spans) else 0, dtype=np.uint16)
+        if len(out):
+            spans = np.ascontiguousarray(spans)
+            err = _lib.Error()
+            _check(lib.xio_readv(self._handle(), _path(path),
+                                 spans.ctypes.data_as(ctypes.c_void_p), len(spans),
+                                 out.ctypes.data_as(ctypes.c_void_p), ctypes.byref(err)), err)
         return out
 
     def read_bytes(self, path, first=0, count=None):

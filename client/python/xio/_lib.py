@@ -3,13 +3,15 @@
 
 The library is, in order: $XIO_LIB (a path to libxio.so); build/libxio.so of
 the checkout this package lives in (client/python/xio/ -> ../../../build/);
-a libxio.so.0 the dynamic loader finds.
+a libxio.so.1 the dynamic loader finds (the soname of this mirror of xio.h's
+structures: a library of another major number is refused).
 """
 import ctypes
 import ctypes.util
 import os
 
 c_u32, c_u64, c_i32 = ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int32
+SONAME = "libxio.so.1"  # client/client.mk LIBXIO_SO_MAJOR: the structures below are its
 
 
 class Error(ctypes.Structure):
@@ -19,14 +21,14 @@ class Error(ctypes.Structure):
 class Opts(ctypes.Structure):
     _fields_ = [(name, c_u32) for name in (
         "chunk_tokens", "window", "timeout_ms", "retries", "max_count", "rcvbuf", "crc",
-        "saturate")]
+        "saturate", "gro")]
 
 
 STATS_FIELDS = (
     "tokens", "bytes", "datagrams", "bytes_received", "replies_uint16", "replies_int32",
     "data_replies", "answers", "requests", "re_requests", "timeouts", "duplicates",
     "crc_errors", "malformed", "ignored", "clamped", "refused", "srtt_us", "rttvar_us",
-    "rto_us", "rcvbuf")
+    "rto_us", "rcvbuf", "recv_calls", "rx_buffers", "gro")
 
 
 class Stats(ctypes.Structure):
@@ -51,7 +53,7 @@ def _find():
     if os.path.exists(built):
         return os.path.normpath(built)
     found = ctypes.util.find_library("xio")
-    if found:
+    if found == SONAME:
         return found
     raise ImportError("xio: libxio.so not found: build it (make) in the checkout of this "
                       "package, or set XIO_LIB to its path")
@@ -66,6 +68,7 @@ def _declare(lib):
         "xio_close": (None, [vp]),
         "xio_stat": (ctypes.c_int, [vp, ctypes.c_char_p, p(Stat), p(Error)]),
         "xio_read": (ctypes.c_int, [vp, ctypes.c_char_p, c_u64, c_u64, vp, p(Error)]),
+        "xio_readv": (ctypes.c_int, [vp, ctypes.c_char_p, vp, ctypes.c_size_t, vp, p(Error)]),
         "xio_read_bytes": (ctypes.c_int, [vp, ctypes.c_char_p, c_u64, c_u64, vp, p(Error)]),
         "xio_client_stats": (None, [vp, p(Stats)]),
         "xio_shard": (ctypes.c_int, [c_u64, c_u64, c_u32, c_u32, p(c_u64), p(c_u64)]),
