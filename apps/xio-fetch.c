@@ -371,6 +371,7 @@ static void write_stats(const struct fetch *x, const char *error)
 	fprintf(f, ",\n \"recv_calls\": %llu, \"rx_buffers\": %llu, \"gro\": %s",
 		(unsigned long long)s.recv_calls, (unsigned long long)s.rx_buffers,
 		s.gro ? "true" : "false");
+	fprintf(f, ", \"cookie_refreshes\": %llu", (unsigned long long)s.cookie_refreshes);
 	if (error) {
 		fputs(",\n ", f);
 		json_str(f, "error", error);

@@ -117,6 +117,8 @@ struct xio_stats {
 				    what UDP GRO coalesced, rx_buffers / recv_calls
 				    the batching */
 	uint64_t gro;            /* 1: UDP_GRO is on */
+	uint64_t cookie_refreshes; /* STATs for a new address cookie after the server
+				      refused one (ERROR_REPLY cookie, xio-read 1.2) */
 };
 
 struct xio_client;

@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 
 #include "xio.h"
+#include "xio_msg.h"
 
 #define XIO_HIDDEN __attribute__((visibility("hidden")))
 
@@ -157,6 +158,17 @@ static inline const uint8_t *xio_conn_rx(const struct xio_conn *c, int i)
 	return c->rx + (size_t)i * XIO_RX_SLOT;
 }
 
+/* ---- the address cookie (xio-read 1.2, xio_stat.c) ---- */
+
+/* The cookie of one (server address, local address): what the last
+ * STAT_REPLY gave. Every READ_REQUEST carries it while `have`; a server
+ * that gives none (1.0, or validation off) gets none. */
+struct xio_cookie {
+	uint8_t v[XIO_COOKIE_LEN];
+	bool have;
+	uint32_t gen; /* STAT_REPLYs taken so far (0: none yet): what a request went with */
+};
+
 /* ---- the engine: one socket, its timers and counters ---- */
 
 #define XIO_REQ_TABLE 4096 /* requests remembered, by stream_id modulo */
@@ -170,6 +182,8 @@ struct xio_req {
 	uint8_t sampled;
 	uint32_t slot;
 	uint64_t chunk_seq; /* the chunk it was for (a STAT: the stat's number) */
+	uint32_t cookie_gen; /* xio_cookie.gen when it was sent */
+	uint8_t cookie;      /* it carried the cookie */
 	uint64_t a, b;      /* the range asked for */
 	uint64_t sent_ns;
 };
@@ -188,6 +202,7 @@ struct xio_slot {
 	bool waiting;       /* nothing received since then */
 	bool retried;       /* asked again at least once (no more RTT samples) */
 	unsigned fails;     /* timeouts in a row without a new unit */
+	bool cookie_wait;   /* refused for its cookie: asked again with the next one */
 	struct xio_missing miss;
 };
 
@@ -197,6 +212,7 @@ struct xio_engine {
 	int wake_fd;            /* eventfd that interrupts a wait (streams), or -1 */
 	struct xio_rtt rtt;
 	struct xio_stats st;
+	struct xio_cookie cookie; /* the socket is connected: one (server, local address) */
 	uint32_t next_id;
 	uint64_t chunk_seq;
 	uint64_t order;         /* request rounds sent */
@@ -226,6 +242,16 @@ XIO_HIDDEN int xio_engine_read(struct xio_engine *e, const char *path, uint64_t 
 XIO_HIDDEN int xio_engine_readv(struct xio_engine *e, const char *path,
 				const struct xio_span *spans, size_t n, uint8_t *dst, bool raw,
 				struct xio_error *err);
+/* Sends (queues and flushes) a STAT_REQUEST for stat number stat_no. */
+XIO_HIDDEN struct xio_req *xio_engine_send_stat(struct xio_engine *e, const char *path,
+						size_t plen, uint64_t stat_no, bool first_try);
+/* Takes the cookie of a STAT_REPLY (none in a 16-byte body: a server that
+ * does not validate addresses). */
+XIO_HIDDEN void xio_cookie_take(struct xio_engine *e, const uint8_t *b, uint32_t len,
+				const struct xio_hdr *h);
+/* Adds the cookie, when there is one, to the request of len bytes in buf
+ * (XIO_TX_SLOT bytes); returns the new length. */
+XIO_HIDDEN size_t xio_cookie_add(const struct xio_engine *e, uint8_t *buf, size_t len);
 /* STAT_REQUEST with retries (xio_stat.c). */
 XIO_HIDDEN int xio_engine_stat(struct xio_engine *e, const char *path, struct xio_stat *st,
 			       struct xio_error *err);

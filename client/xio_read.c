@@ -13,6 +13,15 @@
  * adaptive one of xio_rtt.c) is asked again for exactly its missing
  * ranges, with new stream_ids, until `retries` timeouts in a row bring
  * nothing.
+ *
+ * Address validation (xio-read 1.2): every READ_REQUEST carries the
+ * engine's cookie when the server gave one. ERROR_REPLY cookie (the cookie
+ * expired, or none was sent) is no failure: the job STATs for a new cookie
+ * (one STAT at a time, asked again on its timeout) and asks the refused
+ * chunks again once it comes. Three fresh cookies refused in a row without
+ * data in between fail the read: something on the path changes the source
+ * address. bad_request to a request that carried a cookie (a server back
+ * at 1.0) drops the cookie and STATs the same way.
  */
 #include <stdio.h>
 #include <string.h>
@@ -66,9 +75,15 @@ struct job {
 	bool dry;                  /* every chunk handed out */
 	unsigned active;           /* slots in use */
 	const struct xio_narrow_ops *ops;
+	uint64_t refresh;          /* the STAT for a new cookie in flight (its number), 0: none */
+	uint64_t refresh_ns;       /* when it was (last) sent */
+	unsigned refused;          /* fresh cookies refused in a row */
+	uint32_t refused_gen;      /* the last cookie counted there */
 	int rc;                    /* the first failure */
 	struct xio_error *err;
 };
+
+#define COOKIE_TRIES 3 /* fresh cookies refused in a row before the read fails */
 
 static void send_request(struct job *j, uint32_t slot, uint64_t a, uint64_t b, bool first_try,
 			 uint64_t now)
@@ -84,8 +99,11 @@ static void send_request(struct job *j, uint32_t slot, uint64_t a, uint64_t b, b
 		max_count = max_count * 4 > 65535 ? 65535 : max_count * 4;
 	len = xio_request_build(buf, XIO_TX_SLOT, XIO_OP_READ_REQUEST, r->id, a, (uint32_t)(b - a),
 				(uint16_t)max_count, options, j->path, j->path_len);
+	len = xio_cookie_add(e, buf, len);
 	xio_conn_tx_commit(&e->conn, len);
 	r->opcode = XIO_OP_READ_REQUEST;
+	r->cookie_gen = e->cookie.gen;
+	r->cookie = e->cookie.have;
 	r->first_try = first_try;
 	r->slot = slot;
 	r->chunk_seq = e->slots[slot].chunk_seq;
@@ -120,6 +138,7 @@ static void fill_window(struct job *j, uint64_t now)
 		s->waiting = true;
 		s->retried = false;
 		s->fails = 0;
+		s->cookie_wait = false;
 		xio_missing_reset(&s->miss, s->miss.bits, n);
 		send_request(j, i, start, start + n, true, now);
 		j->active++;
@@ -147,13 +166,105 @@ static unsigned reply_width(const struct xio_hdr *h)
 	return 0;
 }
 
+/* Asks the missing ranges of slot i again (the next cookie came): a new
+ * round for its timer, no failure counted. */
+static void resend_slot(struct job *j, uint32_t i, uint64_t now)
+{
+	struct xio_engine *e = j->e;
+	struct xio_slot *s = &e->slots[i];
+	struct xio_range rg[XIO_RE_REQ_MAX];
+	size_t k = xio_missing_ranges(&s->miss, rg, XIO_RE_REQ_MAX);
+
+	for (size_t q = 0; q < k; q++)
+		send_request(j, i, s->start + rg[q].a, s->start + rg[q].b, false, now);
+	s->cookie_wait = false;
+	s->last_ns = now;
+	s->order = ++e->order;
+	s->waiting = true;
+	s->retried = true;
+}
+
+/* Sends the STAT for a new cookie (again after a timeout: any answer to
+ * either counts). */
+static void send_refresh(struct job *j, uint64_t now)
+{
+	struct xio_engine *e = j->e;
+
+	if (!j->refresh)
+		j->refresh = ++e->chunk_seq;
+	xio_engine_send_stat(e, j->path, j->path_len, j->refresh, false);
+	j->refresh_ns = now;
+}
+
+/* The server refused request r for its cookie (ERROR_REPLY cookie, or
+ * bad_request to a request that carried one). A refusal of what the latest
+ * STAT_REPLY gave counts once towards COOKIE_TRIES (one made before any
+ * STAT does not); one of an older cookie is asked again at once. */
+static void on_cookie_refused(struct job *j, struct xio_req *r, uint32_t code, uint64_t now)
+{
+	struct xio_engine *e = j->e;
+
+	if (code == XIO_E_BAD_REQUEST)
+		e->cookie.have = false; /* a 1.0 server: STAT says whether it validates now */
+	if (r->cookie_gen && r->cookie_gen == e->cookie.gen && r->cookie_gen != j->refused_gen) {
+		j->refused_gen = r->cookie_gen;
+		if (++j->refused >= COOKIE_TRIES) {
+			fail_job(j, xio_fail(j->err, XIO_ESERVER,
+					     "%s: server %s refused %u fresh address cookies in a row "
+					     "(%s): something on the path changes this host's source "
+					     "address (NAT, or servers on one address without a shared "
+					     "--cookie-secret), or the refusals are forged",
+					     j->path, e->conn.name, j->refused, xio_err_name(code)));
+			if (j->err)
+				j->err->server_code = code;
+			return;
+		}
+	}
+	e->slots[r->slot].cookie_wait = true;
+	if (j->refresh)
+		return; /* the slot goes again with the cookie on its way */
+	if (r->cookie_gen < e->cookie.gen)
+		resend_slot(j, r->slot, now); /* a newer STAT_REPLY is here already */
+	else
+		send_refresh(j, now);
+}
+
+/* The STAT_REPLY of the cookie refresh: the new cookie, and the refused
+ * chunks asked again. */
+static void on_refresh_reply(struct job *j, const uint8_t *b, uint32_t len,
+			     const struct xio_hdr *h, uint64_t now)
+{
+	struct xio_engine *e = j->e;
+
+	e->st.answers++;
+	xio_cookie_take(e, b, len, h);
+	e->st.cookie_refreshes++;
+	j->refresh = 0;
+	for (uint32_t i = 0; i < e->opts.window; i++)
+		if (e->slots[i].chunk_seq && e->slots[i].cookie_wait)
+			resend_slot(j, i, now);
+}
+
 static void on_error_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_t len,
-			   const struct xio_hdr *h)
+			   const struct xio_hdr *h, uint64_t now)
 {
 	struct xio_engine *e = j->e;
 	uint32_t code, mlen;
 	const char *msg;
 
+	if (r && r->opcode == XIO_OP_STAT_REQUEST && j->refresh && r->chunk_seq == j->refresh) {
+		if (xio_error_parse(b, len, h, &code, &msg, &mlen) < 0) {
+			e->st.malformed++;
+			return;
+		}
+		e->st.answers++;
+		fail_job(j, xio_fail(j->err, XIO_ESERVER, "%s: server %s: STAT for a new cookie: "
+				     "%s: %.*s", j->path, e->conn.name, xio_err_name(code),
+				     (int)(mlen > 160 ? 160 : mlen), msg));
+		if (j->err)
+			j->err->server_code = code;
+		return;
+	}
 	if (!r || r->opcode != XIO_OP_READ_REQUEST) {
 		e->st.ignored++;
 		return;
@@ -167,6 +278,10 @@ static void on_error_reply(struct job *j, struct xio_req *r, const uint8_t *b, u
 		return;
 	}
 	e->st.answers++;
+	if (code == XIO_E_COOKIE || (code == XIO_E_BAD_REQUEST && r->cookie)) {
+		on_cookie_refused(j, r, code, now);
+		return;
+	}
 	fail_job(j, xio_fail(j->err, code == XIO_E_RANGE ? XIO_ERANGE : XIO_ESERVER,
 			     "%s: server %s: %s: %.*s", j->path, e->conn.name, xio_err_name(code),
 			     (int)(mlen > 160 ? 160 : mlen), msg));
@@ -264,6 +379,8 @@ static void on_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_
 				     (unsigned long long)(h->first_token + n)));
 		return;
 	}
+	if (r->cookie_gen == e->cookie.gen)
+		j->refused = 0; /* the cookie works */
 	if (r->first_try && !r->sampled && !s->retried) {
 		/* request to the first datagram of its answer; Karn: never a
 		 * chunk asked again, whose answer may be to either request */
@@ -313,7 +430,10 @@ static void on_datagram(struct job *j, const uint8_t *b, uint32_t len, uint64_t 
 	}
 	r = xio_engine_find_req(e, h.stream_id);
 	if (h.opcode == XIO_OP_ERROR_REPLY)
-		on_error_reply(j, r, b, len, &h);
+		on_error_reply(j, r, b, len, &h, now);
+	else if (h.opcode == XIO_OP_STAT_REPLY && r && r->opcode == XIO_OP_STAT_REQUEST &&
+		 j->refresh && r->chunk_seq == j->refresh)
+		on_refresh_reply(j, b, len, &h, now);
 	else if (h.opcode == (j->raw ? XIO_OP_DATA_REPLY : XIO_OP_READ_REPLY))
 		on_reply(j, r, b, len, &h, now);
 	else if (r) /* a late answer to an earlier exchange */
@@ -393,6 +513,11 @@ static uint64_t check_timers(struct job *j, uint64_t now)
 		s->last_ns = now;
 		deadline = now + xio_rtt_timeout(&e->rtt, s->fails) * 1000;
 		next = deadline < next ? deadline : next;
+		if (s->cookie_wait && j->refresh) {
+			if (j->refresh_ns < now) /* the STAT for its cookie, once per round */
+				send_refresh(j, now);
+			continue;
+		}
 		if (head >= 0 && (uint32_t)head != i)
 			continue; /* behind the head */
 		k = xio_missing_ranges(&s->miss, rg, XIO_RE_REQ_MAX);

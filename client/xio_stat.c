@@ -2,15 +2,35 @@
  * xio_stat.c: STAT_REQUEST, asked again after each timeout (a new
  * stream_id each time, any of them may answer) up to `retries` times; the
  * first try's answer, if it was never asked again (Karn), is a round-trip
- * sample for the adaptive timeout.
+ * sample for the adaptive timeout. A STAT_REPLY also brings the address
+ * cookie of xio-read 1.2 (bytes 16..31 of a 32-byte body), which every
+ * READ_REQUEST then carries.
  */
 #include <string.h>
 
 #include "xio_msg.h"
 #include "xio_priv.h"
 
-static struct xio_req *send_stat(struct xio_engine *e, const char *path, size_t plen,
-				 uint64_t stat_no, bool first_try)
+void xio_cookie_take(struct xio_engine *e, const uint8_t *b, uint32_t len,
+		     const struct xio_hdr *h)
+{
+	const uint8_t *ck = xio_stat_reply_cookie(b, len, h);
+
+	e->cookie.have = ck != NULL;
+	if (ck)
+		memcpy(e->cookie.v, ck, XIO_COOKIE_LEN);
+	e->cookie.gen++;
+}
+
+size_t xio_cookie_add(const struct xio_engine *e, uint8_t *buf, size_t len)
+{
+	if (!e->cookie.have || len == 0)
+		return len;
+	return xio_request_add_cookie(buf, len, XIO_TX_SLOT, e->cookie.v);
+}
+
+struct xio_req *xio_engine_send_stat(struct xio_engine *e, const char *path, size_t plen,
+				     uint64_t stat_no, bool first_try)
 {
 	struct xio_req *r = xio_engine_new_req(e);
 	uint8_t *buf = xio_conn_tx_buf(&e->conn, &e->st.refused);
@@ -74,6 +94,7 @@ static int on_datagram(struct xio_engine *e, const char *path, uint64_t stat_no,
 		return 1;
 	}
 	e->st.answers++;
+	xio_cookie_take(e, b, len, &h);
 	if (r->first_try)
 		xio_rtt_sample(&e->rtt, (now - r->sent_ns) / 1000);
 	st->tokens = st->size / 4;
@@ -95,7 +116,7 @@ int xio_engine_stat(struct xio_engine *e, const char *path, struct xio_stat *st,
 	if (rc < 0)
 		return rc;
 	memset(st, 0, sizeof(*st));
-	first = send_stat(e, path, plen, stat_no, true);
+	first = xio_engine_send_stat(e, path, plen, stat_no, true);
 	first_id = first->id;
 	last = xio_now_ns();
 	for (;;) {
@@ -116,7 +137,7 @@ int xio_engine_stat(struct xio_engine *e, const char *path, struct xio_stat *st,
 			xio_rtt_backoff(&e->rtt, fails);
 			if (first->id == first_id)
 				first->first_try = 0; /* Karn: its answer is no sample now */
-			send_stat(e, path, plen, stat_no, false);
+			xio_engine_send_stat(e, path, plen, stat_no, false);
 			last = xio_now_ns();
 			continue;
 		}

@@ -57,6 +57,10 @@ static void send_read(struct xio_srv_worker *w, const struct xio_srv_read *r,
 	}
 	XIO_SRV_ADD(w->counters.answers[r->opcode == XIO_OP_DATA_REPLY ? XIO_SRV_ANS_DATA
 									: XIO_SRV_ANS_READ], 1);
+	/* a paced train may outlast a rotation: the next request of the batch
+	 * is checked against the keys of now */
+	if (w->cookie)
+		xio_srv_cookie_keys_at(&w->keys, xio_srv_now_ns());
 }
 
 /* Answers one received datagram. */

@@ -12,7 +12,11 @@
 #      output and no temporary, and keep an older OUT as it was: a server
 #      that never answers, a closed port, one that dies mid-transfer, server
 #      errors, a uint16 Megatron index, SIGTERM mid-read;
-#  (d) bad command lines exit 2 with one line; progress only on a terminal.
+#  (d) bad command lines exit 2 with one line; progress only on a terminal;
+#  (e) against the real xio-server (ports 22020-22022): address validation on
+#      (the cookie of STAT on every READ), a paced read outliving many
+#      rotations of a 1-second cookie secret, and validation off; exact
+#      outputs, the client's cookie_refreshes against the server's counters.
 set -u
 . "$(dirname "$0")/lib.sh"
 FETCH=$BUILD/xio-fetch
@@ -189,6 +193,33 @@ run 0 "--quiet" "$FETCH" --quiet --server 127.0.0.1:22001 tok.bin --count 500000
 nlines 0
 run 0 "a terminal: a bar" script -qec "$FETCH --server 127.0.0.1:22001 tok.bin --count 500000 --out $T/out/p" /dev/null
 has_re $'\r\\[#+\\] 100\\.0% 500000/500000 tokens'
+
+# ---- (e) the real xio-server: address cookies ---------------------------------
+xio_server 22020 xs
+cur="xio-server, cookies on"
+run 0 "$cur" $F --crc --server 127.0.0.1:22020 tok.bin --out "$T/out/xs.u16" --stats-json "$T/xs1.json"
+same "$T/out/xs.u16" "$T/want/tok.u16"
+stop_server xs
+jq_is "$T/xs1.json" '.tokens == '"$NTOK"' and .cookie_refreshes == 0 and .timeouts == 0'
+jq_is "$T/xs.json" '.cookies == true and .cookies_issued == 1 and .errors_by_code.cookie == 0 and .errors == 0'
+# 8 MB at 0.025 Gbit/s: 2.7 s, asked for in chunks of 64 Ki tokens two at a
+# time; a cookie lives 1 to 2 s, so at least one is refused
+xio_server 22021 xr --cookie-rotate 1 --rate 0.025
+cur="xio-server, paced, across rotations"
+run 0 "$cur" $F --crc --server 127.0.0.1:22021 tok.bin --window 2 --chunk 65536 \
+	--out "$T/out/xr.u16" --stats-json "$T/xr1.json"
+same "$T/out/xr.u16" "$T/want/tok.u16"
+stop_server xr
+jq_is "$T/xr1.json" '.tokens == '"$NTOK"' and .cookie_refreshes >= 1'
+refreshes=$(jq .cookie_refreshes "$T/xr1.json")
+jq_is "$T/xr.json" '.cookies_issued == 1 + '"$refreshes"' and .errors_by_code.cookie >= '"$refreshes"' and .errors == .errors_by_code.cookie'
+xio_server 22022 xo --cookies off
+cur="xio-server, --cookies off"
+run 0 "$cur" $F --server 127.0.0.1:22022 tok.bin --out "$T/out/xo.u16" --stats-json "$T/xo1.json"
+same "$T/out/xo.u16" "$T/want/tok.u16"
+stop_server xo
+jq_is "$T/xo1.json" '.tokens == '"$NTOK"' and .cookie_refreshes == 0'
+jq_is "$T/xo.json" '.cookies == false and .cookies_issued == 0 and .errors == 0'
 
 echo "client-e2e: $pass checks passed, $fail failed"
 [ "$fail" -eq 0 ]

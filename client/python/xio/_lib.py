@@ -28,7 +28,7 @@ STATS_FIELDS = (
     "tokens", "bytes", "datagrams", "bytes_received", "replies_uint16", "replies_int32",
     "data_replies", "answers", "requests", "re_requests", "timeouts", "duplicates",
     "crc_errors", "malformed", "ignored", "clamped", "refused", "srtt_us", "rttvar_us",
-    "rto_us", "rcvbuf", "recv_calls", "rx_buffers", "gro")
+    "rto_us", "rcvbuf", "recv_calls", "rx_buffers", "gro", "cookie_refreshes")
 
 
 class Stats(ctypes.Structure):
