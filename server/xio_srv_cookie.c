@@ -179,13 +179,13 @@ bool xio_srv_cookie_check(const struct xio_srv_cookie_keys *k, const struct sock
 			  const uint8_t cookie[XIO_COOKIE_LEN])
 {
 	uint8_t a[ADDR_LEN], cur[XIO_COOKIE_LEN], prev[XIO_COOKIE_LEN];
+	int miss_cur, miss_prev; /* sodium_memcmp: 0 or -1 */
 
 	canonical(peer, a);
 	crypto_shorthash_siphashx24(cur, a, sizeof(a), k->cur);
 	crypto_shorthash_siphashx24(prev, a, sizeof(a), k->prev);
 	/* both compared, each in constant time */
-	int miss_cur = sodium_memcmp(cur, cookie, XIO_COOKIE_LEN);
-	int miss_prev = sodium_memcmp(prev, cookie, XIO_COOKIE_LEN);
-
+	miss_cur = sodium_memcmp(cur, cookie, XIO_COOKIE_LEN);
+	miss_prev = sodium_memcmp(prev, cookie, XIO_COOKIE_LEN);
 	return (miss_cur & miss_prev) == 0;
 }
