@@ -89,6 +89,8 @@ static void usage(FILE *f)
 		"  --timeout-ms N         first timeout and ceiling of the adaptive one (500)\n"
 		"  --retries N            timeouts in a row before giving up (8)\n"
 		"  --no-gro               receive datagrams one by one (default: UDP_GRO trains)\n"
+		"  --flows N              UDP sockets and threads of the read, 1..64 (the CPUs\n"
+		"                         this process may use, at most 4)\n"
 		"  --progress             a progress line even when stderr is not a terminal\n"
 		"  --quiet                no progress and no summary\n"
 		"  --stats-json FILE      counters as JSON when done (also on failure)\n"
@@ -129,7 +131,7 @@ static void parse_args(int argc, char **argv, struct fetch_opts *o)
 {
 	enum { O_SERVER = 256, O_OUT, O_FORMAT, O_FIRST, O_COUNT, O_CRC, O_OVERFLOW, O_CHUNK,
 	       O_WINDOW, O_TIMEOUT, O_RETRIES, O_RANK, O_WORLD, O_PROGRESS, O_QUIET, O_STATS,
-	       O_HELP, O_VERSION, O_NO_GRO };
+	       O_HELP, O_VERSION, O_NO_GRO, O_FLOWS };
 	static const struct option longopts[] = {
 		{ "server", required_argument, NULL, O_SERVER },
 		{ "out", required_argument, NULL, O_OUT },
@@ -150,6 +152,7 @@ static void parse_args(int argc, char **argv, struct fetch_opts *o)
 		{ "help", no_argument, NULL, O_HELP },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ "no-gro", no_argument, NULL, O_NO_GRO },
+		{ "flows", required_argument, NULL, O_FLOWS },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool progress = false, quiet = false;
@@ -160,7 +163,7 @@ static void parse_args(int argc, char **argv, struct fetch_opts *o)
 	o->world = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		const char *name = c >= O_SERVER && c <= O_NO_GRO ? longopts[c - O_SERVER].name : "";
+		const char *name = c >= O_SERVER && c <= O_FLOWS ? longopts[c - O_SERVER].name : "";
 
 		switch (c) {
 		case O_SERVER: o->server = optarg; break;
@@ -184,6 +187,7 @@ static void parse_args(int argc, char **argv, struct fetch_opts *o)
 		case O_QUIET: quiet = true; break;
 		case O_STATS: o->stats_json = optarg; break;
 		case O_NO_GRO: o->xo.gro = 0; break;
+		case O_FLOWS: o->xo.flows = (uint32_t)xio_cli_num(name, optarg, 1, 64); break;
 		case O_HELP: usage(stdout); exit(0);
 		case O_VERSION: xio_cli_version();
 		case ':': xio_cli_usage_error("option '%s' needs a value", argv[optind - 1]);
@@ -320,6 +324,31 @@ static void json_str(FILE *f, const char *key, const char *v)
 	fputc('"', f);
 }
 
+/* Each flow's own counters, as "flow_stats": [{...}, ...]. */
+static void write_flow_stats(FILE *f, struct xio_client *c)
+{
+	uint32_t n = c ? xio_client_flows(c) : 0;
+
+	fputs(",\n \"flow_stats\": [", f);
+	for (uint32_t i = 0; i < n; i++) {
+		struct xio_stats s;
+
+		if (xio_client_flow_stats(c, i, &s, NULL) < 0)
+			break;
+		fprintf(f,
+			"%s{\"tokens\": %llu, \"bytes\": %llu, \"datagrams\": %llu, "
+			"\"requests\": %llu, \"re_requests\": %llu, \"timeouts\": %llu, "
+			"\"gap_re_requests\": %llu, \"duplicates\": %llu, \"srtt_us\": %llu, "
+			"\"cwnd\": %llu}",
+			i ? ", " : "", (unsigned long long)s.tokens, (unsigned long long)s.bytes,
+			(unsigned long long)s.datagrams, (unsigned long long)s.requests,
+			(unsigned long long)s.re_requests, (unsigned long long)s.timeouts,
+			(unsigned long long)s.gap_re_requests, (unsigned long long)s.duplicates,
+			(unsigned long long)s.srtt_us, (unsigned long long)s.cwnd);
+	}
+	fputc(']', f);
+}
+
 /* The counters as JSON; error is NULL when the run succeeded. */
 static void write_stats(const struct fetch *x, const char *error)
 {
@@ -368,10 +397,16 @@ static void write_stats(const struct fetch *x, const char *error)
 		(unsigned long long)s.rto_us, (unsigned long long)s.rcvbuf, o->xo.chunk_tokens,
 		o->xo.window, o->xo.timeout_ms, o->xo.retries, o->xo.crc ? "true" : "false",
 		o->xo.saturate ? "saturate" : "error", o->rank, o->world);
-	fprintf(f, ",\n \"recv_calls\": %llu, \"rx_buffers\": %llu, \"gro\": %s",
+	fprintf(f,
+		",\n \"recv_calls\": %llu, \"rx_buffers\": %llu, \"gro\": %s, \"flows\": %llu, "
+		"\"gap_re_requests\": %llu, \"timeout_re_requests\": %llu, \"cwnd\": %llu, "
+		"\"cwnd_reductions\": %llu",
 		(unsigned long long)s.recv_calls, (unsigned long long)s.rx_buffers,
-		s.gro ? "true" : "false");
+		s.gro ? "true" : "false", (unsigned long long)s.flows,
+		(unsigned long long)s.gap_re_requests, (unsigned long long)s.timeout_re_requests,
+		(unsigned long long)s.cwnd, (unsigned long long)s.cwnd_reductions);
 	fprintf(f, ", \"cookie_refreshes\": %llu", (unsigned long long)s.cookie_refreshes);
+	write_flow_stats(f, x->c);
 	if (error) {
 		fputs(",\n ", f);
 		json_str(f, "error", error);

@@ -81,6 +81,9 @@ struct xio_opts {
 	uint32_t saturate;     /* 1: clamp tokens outside 0..65535; 0: fail (0) */
 	uint32_t gro;          /* 1: receive with UDP_GRO, trains of datagrams in one
 				  buffer (1) */
+	uint32_t flows;        /* UDP sockets (source ports) and threads one read
+				  uses, 1..64; `window` is per flow (the CPUs this
+				  process may run on, at most 4) */
 };
 
 XIO_API void xio_opts_init(struct xio_opts *o);
@@ -117,6 +120,12 @@ struct xio_stats {
 				    what UDP GRO coalesced, rx_buffers / recv_calls
 				    the batching */
 	uint64_t gro;            /* 1: UDP_GRO is on */
+	uint64_t flows;          /* flows these counters cover (1 for one flow's) */
+	uint64_t gap_re_requests;     /* re-requests of a hole an answer left behind
+					 it, sent at once (re_requests counts them) */
+	uint64_t timeout_re_requests; /* re-requests after a timeout (the same) */
+	uint64_t cwnd;           /* congestion window now, bytes (4 a token) */
+	uint64_t cwnd_reductions; /* times a loss or a timeout cut it */
 	uint64_t cookie_refreshes; /* STATs for a new address cookie after the server
 				      refused one (ERROR_REPLY cookie, xio-read 1.2) */
 };
@@ -173,8 +182,14 @@ XIO_API int xio_readv(struct xio_client *c, const char *path, const struct xio_s
 XIO_API int xio_read_bytes(struct xio_client *c, const char *path, uint64_t first,
 			   uint64_t count, void *dst, struct xio_error *err);
 
-/* A copy of the client's counters. */
+/* A copy of the client's counters: those of its flows added up (srtt_us,
+ * rttvar_us, rto_us: the largest flow's; rcvbuf: one socket's). */
 XIO_API void xio_client_stats(struct xio_client *c, struct xio_stats *st);
+
+/* The client's flows (opts.flows), and flow i's own counters. */
+XIO_API uint32_t xio_client_flows(struct xio_client *c);
+XIO_API int xio_client_flow_stats(struct xio_client *c, uint32_t i, struct xio_stats *st,
+				  struct xio_error *err);
 
 /* Sharding: rank of world readers reads the rank-th contiguous part of
  * [first, first + count): parts differ by at most one token and, in rank

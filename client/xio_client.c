@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * xio_client.c: the client handle: one engine (socket, timer, counters)
- * behind a mutex, so that threads sharing a handle take turns; the public
+ * xio_client.c: the client handle: one engine (its flows: sockets, timers,
+ * counters) behind a mutex, so that threads sharing a handle take turns; the public
  * stat and read calls.
  */
 #include <stdio.h>
@@ -27,7 +27,7 @@ int xio_connect(const char *server, const struct xio_opts *opts, struct xio_clie
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return xio_fail(err, XIO_ESYS, "out of memory");
-	rc = xio_engine_init(&c->e, server, opts, false, err);
+	rc = xio_engine_init(&c->e, server, opts, err);
 	if (rc < 0) {
 		free(c);
 		return rc;
@@ -111,4 +111,20 @@ void xio_client_stats(struct xio_client *c, struct xio_stats *st)
 	pthread_mutex_lock(&c->lock);
 	xio_engine_stats(&c->e, st);
 	pthread_mutex_unlock(&c->lock);
+}
+
+uint32_t xio_client_flows(struct xio_client *c)
+{
+	return c->e.nflows;
+}
+
+int xio_client_flow_stats(struct xio_client *c, uint32_t i, struct xio_stats *st,
+			  struct xio_error *err)
+{
+	if (!c || !st || i >= c->e.nflows)
+		return xio_fail(err, XIO_EARG, "flow %u: the client has %u", i, c ? c->e.nflows : 0);
+	pthread_mutex_lock(&c->lock);
+	xio_flow_stats(&c->e.flows[i], st);
+	pthread_mutex_unlock(&c->lock);
+	return 0;
 }

@@ -204,7 +204,7 @@ int xio_conn_wait(struct xio_conn *c, int wake_fd, uint64_t deadline_ns, struct 
 		if (n < 0)
 			return xio_fail(err, XIO_ESYS, "poll: %s", strerror(errno));
 		if (wake_fd >= 0 && pfd[1].revents)
-			return xio_fail(err, XIO_ECANCELED, "canceled");
+			return 2;
 		return n > 0 ? 1 : 0;
 	}
 }

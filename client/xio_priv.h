@@ -2,7 +2,8 @@
  * xio_priv.h: what the modules of libxio share and the public header does
  * not show: the error helper, the socket (xio_conn.c), the adaptive timeout
  * (xio_rtt.c), the received-range bookkeeping (xio_missing.c) and the
- * engine that reads through them (xio_read.c, xio_stat.c).
+ * engine of flows that reads through them (xio_engine.c, xio_read.c,
+ * xio_stat.c).
  */
 #ifndef XIO_PRIV_H
 #define XIO_PRIV_H
@@ -78,6 +79,31 @@ XIO_HIDDEN int xio_missing_next(const struct xio_missing *m, uint64_t from, stru
 XIO_HIDDEN size_t xio_missing_ranges(const struct xio_missing *m, struct xio_range *out,
 				     size_t max);
 
+/* ---- xio_cc.c: a flow's congestion window, in bytes ---- */
+
+#define XIO_CC_INITIAL (2u << 20)  /* the first window: two 1 MiB requests */
+#define XIO_CC_MIN     (256u << 10) /* the floor, after a timeout */
+#define XIO_CC_STEP    (64u << 10)  /* congestion avoidance: a train a round trip */
+
+struct xio_cc {
+	uint64_t cwnd;
+	uint64_t ssthresh;    /* UINT64_MAX until the first loss */
+	uint64_t min, max;
+	uint64_t recovery_ns; /* losses of requests sent before it count once */
+	uint64_t acked;       /* congestion avoidance: bytes toward the next step */
+	uint64_t reductions;  /* times the window was cut */
+};
+
+/* max: the most the window may reach (half the receive buffer granted). */
+XIO_HIDDEN void xio_cc_init(struct xio_cc *cc, uint64_t max);
+/* bytes new bytes arrived, answering a request sent at sent_ns. */
+XIO_HIDDEN void xio_cc_on_received(struct xio_cc *cc, uint64_t bytes, uint64_t sent_ns);
+/* A loss seen from a gap, of a request sent at sent_ns: the window halves
+ * once per recovery period. */
+XIO_HIDDEN void xio_cc_on_loss(struct xio_cc *cc, uint64_t sent_ns, uint64_t now);
+/* A timeout: halved as for a loss, then down to the floor. */
+XIO_HIDDEN void xio_cc_on_timeout(struct xio_cc *cc, uint64_t sent_ns, uint64_t now);
+
 /* ---- xio_conn.c: the UDP socket to the server ---- */
 
 #define XIO_RX_BATCH   64     /* receive buffers per recvmmsg */
@@ -145,8 +171,8 @@ XIO_HIDDEN void xio_conn_tx_commit(struct xio_conn *c, size_t len);
  * for the timeout's message. */
 XIO_HIDDEN void xio_conn_flush(struct xio_conn *c, uint64_t *refused);
 /* Waits until a datagram arrives, wake_fd (>= 0) fires or deadline_ns
- * passes. Returns 1 when datagrams are waiting, 0 on the deadline,
- * -XIO_ECANCELED when woken, -XIO_ESYS on a failure. */
+ * passes. Returns 1 when datagrams are waiting, 0 on the deadline, 2 when
+ * woken, -XIO_ESYS on a failure. */
 XIO_HIDDEN int xio_conn_wait(struct xio_conn *c, int wake_fd, uint64_t deadline_ns,
 			     struct xio_error *err);
 /* Receives up to XIO_RX_BATCH buffers without blocking, their lengths and
@@ -158,47 +184,63 @@ static inline const uint8_t *xio_conn_rx(const struct xio_conn *c, int i)
 	return c->rx + (size_t)i * XIO_RX_SLOT;
 }
 
-/* ---- the address cookie (xio-read 1.2, xio_stat.c) ---- */
+/* ---- the engine: flows, each a socket with its timer, window and counters ---- */
+
+#define XIO_REQ_TABLE 4096 /* requests remembered per flow, by stream_id modulo */
+#define XIO_RE_REQ_MAX 64  /* re-requests per chunk per timeout */
+#define XIO_FLOWS_MAX 64
+#define XIO_GAPS_MAX 3      /* holes tracked per request (more: the timeout) */
+#define XIO_REORDER_THRESHOLD 3 /* datagrams past a hole before it is a loss
+				   (RFC 9002's kPacketThreshold) */
+
+/* ---- xio_cookie.c: the address cookie (xio-read 1.2) ---- */
 
 /* The cookie of one (server address, local address): what the last
- * STAT_REPLY gave. Every READ_REQUEST carries it while `have`; a server
- * that gives none (1.0, or validation off) gets none. */
+ * STAT_REPLY to a flow leaving from that local address gave. The flows on
+ * one local address share it (a flow is a thread during a read: under
+ * lock). Every READ_REQUEST carries it while `have`; a server that gives
+ * none (1.0, or validation off) gets none. */
 struct xio_cookie {
+	pthread_mutex_t lock;
+	struct sockaddr_storage local; /* the port not counted */
 	uint8_t v[XIO_COOKIE_LEN];
 	bool have;
 	uint32_t gen; /* STAT_REPLYs taken so far (0: none yet): what a request went with */
 };
 
-/* ---- the engine: one socket, its timers and counters ---- */
-
-#define XIO_REQ_TABLE 4096 /* requests remembered, by stream_id modulo */
-#define XIO_RE_REQ_MAX 64  /* re-requests per chunk per timeout */
-
 /* A request sent, remembered so that answers can be checked against it. */
 struct xio_req {
 	uint32_t id;        /* stream_id; 0 = unused */
 	uint8_t opcode;     /* READ_REQUEST or STAT_REQUEST */
+	uint8_t cookie;     /* it carried the cookie */
+	uint32_t cookie_gen; /* xio_cookie.gen when it was sent */
 	uint8_t first_try;  /* the chunk's first request: its answer is an RTT sample */
 	uint8_t sampled;
 	uint32_t slot;
 	uint64_t chunk_seq; /* the chunk it was for (a STAT: the stat's number) */
-	uint32_t cookie_gen; /* xio_cookie.gen when it was sent */
-	uint8_t cookie;      /* it carried the cookie */
 	uint64_t a, b;      /* the range asked for */
 	uint64_t sent_ns;
+	uint64_t expect;    /* where its answer has reached: the end of the furthest
+			       datagram received (a server answers in order) */
+	uint8_t ngaps;
+	struct xio_gap {
+		uint64_t a, b;  /* a hole the answer left behind it */
+		uint32_t after; /* datagrams of the answer received past it */
+	} gaps[XIO_GAPS_MAX];
 };
 
-/* A chunk being read: one slot of the window. Its clock (last_ns) starts
- * when its latest request is sent and restarts with every new unit; while
- * that request has brought nothing (waiting), new units for requests sent
- * before it restart it too: a server answers in order, so a request queued
- * behind others is not late. */
+/* A chunk being read: one slot of a flow's window. Its clock (last_ns)
+ * starts when its latest request is sent and restarts with every new unit;
+ * while that request has brought nothing (waiting), new units for requests
+ * sent before it restart it too: a server answers in order, so a request
+ * queued behind others is not late. */
 struct xio_slot {
 	uint64_t chunk_seq; /* 0 = free */
 	uint64_t start;     /* first unit (token or byte) of the chunk in the file */
 	uint64_t dst;       /* where that unit goes: its index in the caller's memory */
 	uint64_t last_ns;
-	uint64_t order;     /* when its latest request went out, in request order */
+	uint64_t sent_ns;   /* when its latest request went out */
+	uint64_t order;     /* the same, in the flow's request order */
 	bool waiting;       /* nothing received since then */
 	bool retried;       /* asked again at least once (no more RTT samples) */
 	unsigned fails;     /* timeouts in a row without a new unit */
@@ -206,33 +248,59 @@ struct xio_slot {
 	struct xio_missing miss;
 };
 
-struct xio_engine {
-	struct xio_opts opts;
+/* A flow: a UDP socket of its own (its own source port) to its own server
+ * address, with the requests it sent, its window of chunks, its timer and
+ * its counters. A read runs its flows on threads of their own (flow 0 on
+ * the caller's), all taking chunks from the read's one dispenser. */
+struct xio_flow {
 	struct xio_conn conn;
-	int wake_fd;            /* eventfd that interrupts a wait (streams), or -1 */
 	struct xio_rtt rtt;
 	struct xio_stats st;
-	struct xio_cookie cookie; /* the socket is connected: one (server, local address) */
 	uint32_t next_id;
 	uint64_t chunk_seq;
 	uint64_t order;         /* request rounds sent */
 	struct xio_req *reqs;   /* XIO_REQ_TABLE */
 	struct xio_slot *slots; /* opts.window */
 	uint64_t *bits;         /* the slots' bitmaps */
+	uint64_t low;           /* the lowest dst index it is reading (UINT64_MAX: none);
+				   under the read's lock when it falls */
+	struct xio_cc cc;
+	uint64_t inflight;      /* bytes asked for and not received (4 a token, 1 a
+				   byte) */
+	struct xio_cookie *cookie; /* that of its local address, in the engine's table */
+};
+
+struct xio_engine {
+	struct xio_opts opts;
+	uint32_t nflows;
+	struct xio_flow *flows; /* opts.flows */
+	struct xio_cookie *cookies; /* one per local address of the flows */
+	uint32_t ncookies;
+	int wake_fd;            /* eventfd: a stream closed, or a flow of the read failed */
+	volatile bool canceled; /* the stream was closed */
 	uint64_t slot_units;    /* most units of a chunk */
 	xio_progress_fn progress;
 	void *progress_arg;
 };
 
+/* The number of flows a client has by default: the CPUs this process may
+ * run on (sched_getaffinity), at most 4 (docs/client.md). */
+XIO_HIDDEN uint32_t xio_default_flows(void);
 XIO_HIDDEN int xio_opts_check(const struct xio_opts *o, struct xio_error *err);
+/* Opens opts.flows flows to server. */
 XIO_HIDDEN int xio_engine_init(struct xio_engine *e, const char *server,
-			       const struct xio_opts *o, bool wakeable, struct xio_error *err);
+			       const struct xio_opts *o, struct xio_error *err);
 XIO_HIDDEN void xio_engine_fini(struct xio_engine *e);
-/* A fresh non-zero stream_id and its table entry. */
-XIO_HIDDEN struct xio_req *xio_engine_new_req(struct xio_engine *e);
-XIO_HIDDEN struct xio_req *xio_engine_find_req(struct xio_engine *e, uint32_t id);
-/* The engine's counters with the timer's state filled in. */
+/* A fresh non-zero stream_id of a flow and its table entry. */
+XIO_HIDDEN struct xio_req *xio_flow_new_req(struct xio_flow *f);
+XIO_HIDDEN struct xio_req *xio_flow_find_req(struct xio_flow *f, uint32_t id);
+/* A flow's counters with its timer's state filled in. */
+XIO_HIDDEN void xio_flow_stats(const struct xio_flow *f, struct xio_stats *st);
+/* The engine's: the flows' counters summed (docs/client.md says how the
+ * timer's and the window's are combined). */
 XIO_HIDDEN void xio_engine_stats(const struct xio_engine *e, struct xio_stats *st);
+/* Stops the read in progress, from another thread (xio_stream_close). */
+XIO_HIDDEN void xio_engine_cancel(struct xio_engine *e);
 /* Reads units [first, first + count) of path into dst: UINT16 tokens, or
  * bytes when raw (xio_read.c). */
 XIO_HIDDEN int xio_engine_read(struct xio_engine *e, const char *path, uint64_t first,
@@ -242,17 +310,27 @@ XIO_HIDDEN int xio_engine_read(struct xio_engine *e, const char *path, uint64_t 
 XIO_HIDDEN int xio_engine_readv(struct xio_engine *e, const char *path,
 				const struct xio_span *spans, size_t n, uint8_t *dst, bool raw,
 				struct xio_error *err);
-/* Sends (queues and flushes) a STAT_REQUEST for stat number stat_no. */
-XIO_HIDDEN struct xio_req *xio_engine_send_stat(struct xio_engine *e, const char *path,
-						size_t plen, uint64_t stat_no, bool first_try);
+/* Gives each flow the cookie of its local address (flows that leave from
+ * one address share one). 0, or -XIO_ESYS. */
+XIO_HIDDEN int xio_cookies_init(struct xio_engine *e, struct xio_error *err);
+XIO_HIDDEN void xio_cookies_fini(struct xio_engine *e);
 /* Takes the cookie of a STAT_REPLY (none in a 16-byte body: a server that
  * does not validate addresses). */
-XIO_HIDDEN void xio_cookie_take(struct xio_engine *e, const uint8_t *b, uint32_t len,
+XIO_HIDDEN void xio_cookie_take(struct xio_cookie *c, const uint8_t *b, uint32_t len,
 				const struct xio_hdr *h);
-/* Adds the cookie, when there is one, to the request of len bytes in buf
- * (XIO_TX_SLOT bytes); returns the new length. */
-XIO_HIDDEN size_t xio_cookie_add(const struct xio_engine *e, uint8_t *buf, size_t len);
-/* STAT_REQUEST with retries (xio_stat.c). */
+/* Adds the cookie, when there is one, to request r of len bytes in buf
+ * (XIO_TX_SLOT bytes) and notes it in r; returns the new length. */
+XIO_HIDDEN size_t xio_cookie_add(struct xio_cookie *c, struct xio_req *r, uint8_t *buf,
+				 size_t len);
+/* The number of STAT_REPLYs taken so far. */
+XIO_HIDDEN uint32_t xio_cookie_gen(struct xio_cookie *c);
+/* Forgets the cookie (a server back at 1.0 refused it). */
+XIO_HIDDEN void xio_cookie_drop(struct xio_cookie *c);
+/* Sends (queues and flushes) a STAT_REQUEST for stat number stat_no on
+ * flow f (xio_stat.c). */
+XIO_HIDDEN struct xio_req *xio_flow_send_stat(struct xio_flow *f, const char *path, size_t plen,
+					      uint64_t stat_no, bool first_try);
+/* STAT_REQUEST with retries, on flow 0 (xio_stat.c). */
 XIO_HIDDEN int xio_engine_stat(struct xio_engine *e, const char *path, struct xio_stat *st,
 			       struct xio_error *err);
 /* Checks a path's length for a request (1..1024 bytes). */

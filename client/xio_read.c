@@ -14,17 +14,20 @@
  * ranges, with new stream_ids, until `retries` timeouts in a row bring
  * nothing.
  *
- * Address validation (xio-read 1.2): every READ_REQUEST carries the
- * engine's cookie when the server gave one. ERROR_REPLY cookie (the cookie
- * expired, or none was sent) is no failure: the job STATs for a new cookie
- * (one STAT at a time, asked again on its timeout) and asks the refused
- * chunks again once it comes. Three fresh cookies refused in a row without
- * data in between fail the read: something on the path changes the source
- * address. bad_request to a request that carried a cookie (a server back
- * at 1.0) drops the cookie and STATs the same way.
+ * Address validation (xio-read 1.2): every READ_REQUEST carries the cookie
+ * of its flow's local address when the server gave one. ERROR_REPLY
+ * cookie (the cookie expired, or none was sent) is no failure: the flow
+ * STATs for a new cookie (one STAT at a time, asked again on its timeout)
+ * and asks its refused chunks again once it comes; a refusal of an older
+ * cookie than the one in hand (another flow renewed it) is asked again at
+ * once. Three fresh cookies refused in a row without data in between fail
+ * the read: something on the path changes the source address. bad_request
+ * to a request that carried a cookie (a server back at 1.0) drops the
+ * cookie and STATs the same way.
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "xio_crc.h"
 #include "xio_msg.h"
@@ -62,93 +65,164 @@ static bool dispense(struct dispenser *d, uint64_t max, uint64_t *start, uint64_
 	return true;
 }
 
-struct job {
+/* A read: what its flows share. */
+struct read {
 	struct xio_engine *e;
+	pthread_mutex_t lock;
+	struct dispenser d;     /* under lock */
+	volatile int rc;        /* the first failure of any flow */
+	struct xio_error *err;  /* the caller's: the first failure's, under lock */
+	volatile unsigned running; /* flows still reading, under lock */
+	uint64_t fresh_ns;      /* when some flow last received new units (atomic) */
+	uint64_t fresh_sent_ns; /* when the request they answered went out (atomic) */
+};
+
+/* One flow's part of a read. */
+struct job {
+	struct xio_flow *f;
+	struct read *rd;
+	const struct xio_opts *opts;
 	const char *path;
 	size_t path_len;
-	struct dispenser d;
 	uint64_t chunk;            /* units per chunk */
-	uint64_t done;             /* complete prefix last reported */
+	uint64_t done;             /* complete prefix last reported (flow 0) */
 	uint64_t last_fresh_ns;    /* when new units last arrived (or the start) */
 	uint8_t *dst;
 	bool raw;
-	bool dry;                  /* every chunk handed out */
+	unsigned width;            /* bytes a unit counts in flight: 4 a token, 1 a byte */
+	bool dry;                  /* the dispenser is empty */
 	unsigned active;           /* slots in use */
 	const struct xio_narrow_ops *ops;
 	uint64_t refresh;          /* the STAT for a new cookie in flight (its number), 0: none */
 	uint64_t refresh_ns;       /* when it was (last) sent */
 	unsigned refused;          /* fresh cookies refused in a row */
 	uint32_t refused_gen;      /* the last cookie counted there */
-	int rc;                    /* the first failure */
-	struct xio_error *err;
+	int rc;                    /* this flow's first failure */
+	struct xio_error *err;     /* &own_err */
+	struct xio_error own_err;
+	pthread_t thread;
 };
+
+/* Some flow failed: this one stops too. */
+static bool stopped(const struct job *j)
+{
+	return j->rc != 0 || j->rd->rc != 0;
+}
+
+/* The flow's lowest dst index being read: it falls (under the read's lock,
+ * as chunks are handed out) and rises as its chunks complete. */
+static void update_low(struct job *j)
+{
+	uint64_t low = UINT64_MAX;
+
+	for (uint32_t i = 0; i < j->opts->window; i++)
+		if (j->f->slots[i].chunk_seq && j->f->slots[i].dst < low)
+			low = j->f->slots[i].dst;
+	__atomic_store_n(&j->f->low, low, __ATOMIC_RELEASE);
+}
 
 #define COOKIE_TRIES 3 /* fresh cookies refused in a row before the read fails */
 
-static void send_request(struct job *j, uint32_t slot, uint64_t a, uint64_t b, bool first_try,
+enum why { FIRST_TRY, GAP, TIMEOUT, COOKIE }; /* why a request is sent */
+
+/* Builds and queues one READ_REQUEST: the one place a request's bytes are
+ * made. */
+static void send_request(struct job *j, uint32_t slot, uint64_t a, uint64_t b, enum why why,
 			 uint64_t now)
 {
-	struct xio_engine *e = j->e;
-	struct xio_req *r = xio_engine_new_req(e);
+	struct xio_flow *e = j->f;
+	struct xio_req *r = xio_flow_new_req(e);
 	uint8_t *buf = xio_conn_tx_buf(&e->conn, &e->st.refused);
-	uint32_t max_count = e->opts.max_count;
-	uint8_t options = (uint8_t)((j->raw ? XIO_OPT_RAW : 0) | (e->opts.crc ? XIO_OPT_CRC : 0));
+	uint32_t max_count = j->opts->max_count;
+	uint8_t options = (uint8_t)((j->raw ? XIO_OPT_RAW : 0) | (j->opts->crc ? XIO_OPT_CRC : 0));
 	size_t len;
 
 	if (j->raw && max_count) /* RAW answers count bytes */
 		max_count = max_count * 4 > 65535 ? 65535 : max_count * 4;
 	len = xio_request_build(buf, XIO_TX_SLOT, XIO_OP_READ_REQUEST, r->id, a, (uint32_t)(b - a),
 				(uint16_t)max_count, options, j->path, j->path_len);
-	len = xio_cookie_add(e, buf, len);
+	len = xio_cookie_add(e->cookie, r, buf, len);
 	xio_conn_tx_commit(&e->conn, len);
 	r->opcode = XIO_OP_READ_REQUEST;
-	r->cookie_gen = e->cookie.gen;
-	r->cookie = e->cookie.have;
-	r->first_try = first_try;
+	r->first_try = why == FIRST_TRY;
 	r->slot = slot;
 	r->chunk_seq = e->slots[slot].chunk_seq;
 	r->a = a;
 	r->b = b;
+	r->expect = a;
 	r->sent_ns = now;
 	e->st.requests++;
-	if (!first_try)
-		e->st.re_requests++;
+	e->st.re_requests += why != FIRST_TRY;
+	e->st.gap_re_requests += why == GAP;
+	e->st.timeout_re_requests += why == TIMEOUT;
 }
 
-/* Starts chunks while the window has room. */
+/* Starts chunks while the window has room, taking them from the read's
+ * dispenser: a flow that reads faster comes back for more sooner. */
 static void fill_window(struct job *j, uint64_t now)
 {
-	struct xio_engine *e = j->e;
+	struct xio_flow *e = j->f;
 
-	for (uint32_t i = 0; i < e->opts.window && !j->dry; i++) {
+	for (uint32_t i = 0; i < j->opts->window && !j->dry; i++) {
 		struct xio_slot *s = &e->slots[i];
-		uint64_t start, dst, n;
+		uint64_t start, dst, n, room;
+		bool got;
 
 		if (s->chunk_seq)
 			continue;
-		if (!dispense(&j->d, j->chunk, &start, &dst, &n)) {
+		/* as much as the congestion window has room for, up to a chunk;
+		 * while requests are out, not less than a train's worth */
+		room = e->inflight < e->cc.cwnd ? (e->cc.cwnd - e->inflight) / j->width : 0;
+		if (room == 0 || (j->active > 0 && room < j->chunk && room < XIO_CC_STEP / j->width))
+			break;
+		pthread_mutex_lock(&j->rd->lock);
+		got = dispense(&j->rd->d, room < j->chunk ? room : j->chunk, &start, &dst, &n);
+		if (got && dst < e->low)
+			__atomic_store_n(&e->low, dst, __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&j->rd->lock);
+		if (!got) {
 			j->dry = true;
 			break;
 		}
 		s->chunk_seq = ++e->chunk_seq;
 		s->start = start;
 		s->dst = dst;
-		s->last_ns = now;
+		s->last_ns = s->sent_ns = now;
 		s->order = ++e->order;
 		s->waiting = true;
 		s->retried = false;
 		s->fails = 0;
 		s->cookie_wait = false;
 		xio_missing_reset(&s->miss, s->miss.bits, n);
-		send_request(j, i, start, start + n, true, now);
+		send_request(j, i, start, start + n, FIRST_TRY, now);
+		e->inflight += n * j->width;
 		j->active++;
 	}
 }
 
+/* The flow's first failure; the read's first failure is the caller's
+ * error, and the other flows are woken to stop. */
 static void fail_job(struct job *j, int rc)
 {
-	if (j->rc == 0)
-		j->rc = rc;
+	struct read *rd = j->rd;
+
+	if (j->rc != 0)
+		return;
+	j->rc = rc;
+	pthread_mutex_lock(&rd->lock);
+	if (rd->rc == 0) {
+		rd->rc = rc;
+		if (rd->err)
+			*rd->err = j->own_err;
+		if (rd->e->nflows > 1) {
+			uint64_t one = 1;
+
+			if (write(rd->e->wake_fd, &one, sizeof(one)) < 0) {
+				/* only on overflow: signalled already */
+			}
+		}
+	}
+	pthread_mutex_unlock(&rd->lock);
 }
 
 /* 4 for INT32 READ_REPLY, 2 for UINT16 + NARROWED, 1 for DATA_REPLY; 0 for
@@ -166,64 +240,63 @@ static unsigned reply_width(const struct xio_hdr *h)
 	return 0;
 }
 
-/* Asks the missing ranges of slot i again (the next cookie came): a new
- * round for its timer, no failure counted. */
+/* Asks the missing ranges of slot i again (a new cookie came): a new round
+ * for its timer, no failure counted. */
 static void resend_slot(struct job *j, uint32_t i, uint64_t now)
 {
-	struct xio_engine *e = j->e;
-	struct xio_slot *s = &e->slots[i];
+	struct xio_slot *s = &j->f->slots[i];
 	struct xio_range rg[XIO_RE_REQ_MAX];
 	size_t k = xio_missing_ranges(&s->miss, rg, XIO_RE_REQ_MAX);
 
 	for (size_t q = 0; q < k; q++)
-		send_request(j, i, s->start + rg[q].a, s->start + rg[q].b, false, now);
+		send_request(j, i, s->start + rg[q].a, s->start + rg[q].b, COOKIE, now);
 	s->cookie_wait = false;
-	s->last_ns = now;
-	s->order = ++e->order;
+	s->last_ns = s->sent_ns = now;
+	s->order = ++j->f->order;
 	s->waiting = true;
 	s->retried = true;
 }
 
-/* Sends the STAT for a new cookie (again after a timeout: any answer to
+/* Sends the STAT for a new cookie (again after a timeout: an answer to
  * either counts). */
 static void send_refresh(struct job *j, uint64_t now)
 {
-	struct xio_engine *e = j->e;
-
 	if (!j->refresh)
-		j->refresh = ++e->chunk_seq;
-	xio_engine_send_stat(e, j->path, j->path_len, j->refresh, false);
+		j->refresh = ++j->f->chunk_seq;
+	xio_flow_send_stat(j->f, j->path, j->path_len, j->refresh, false);
 	j->refresh_ns = now;
 }
 
 /* The server refused request r for its cookie (ERROR_REPLY cookie, or
- * bad_request to a request that carried one). A refusal of what the latest
- * STAT_REPLY gave counts once towards COOKIE_TRIES (one made before any
- * STAT does not); one of an older cookie is asked again at once. */
+ * bad_request to a request that carried one). A refusal of what the
+ * latest STAT_REPLY gave counts once towards COOKIE_TRIES (one made before
+ * any STAT does not); one of an older cookie is asked again at once. */
 static void on_cookie_refused(struct job *j, struct xio_req *r, uint32_t code, uint64_t now)
 {
-	struct xio_engine *e = j->e;
+	struct xio_flow *e = j->f;
+	uint32_t gen = xio_cookie_gen(e->cookie);
 
 	if (code == XIO_E_BAD_REQUEST)
-		e->cookie.have = false; /* a 1.0 server: STAT says whether it validates now */
-	if (r->cookie_gen && r->cookie_gen == e->cookie.gen && r->cookie_gen != j->refused_gen) {
+		xio_cookie_drop(e->cookie); /* a 1.0 server: STAT says whether it validates now */
+	if (r->cookie_gen && r->cookie_gen == gen && r->cookie_gen != j->refused_gen) {
 		j->refused_gen = r->cookie_gen;
 		if (++j->refused >= COOKIE_TRIES) {
-			fail_job(j, xio_fail(j->err, XIO_ESERVER,
-					     "%s: server %s refused %u fresh address cookies in a row "
-					     "(%s): something on the path changes this host's source "
-					     "address (NAT, or servers on one address without a shared "
-					     "--cookie-secret), or the refusals are forged",
-					     j->path, e->conn.name, j->refused, xio_err_name(code)));
-			if (j->err)
-				j->err->server_code = code;
+			int rc = xio_fail(j->err, XIO_ESERVER,
+					  "%s: server %s refused %u fresh address cookies in a row "
+					  "(%s): something on the path changes this host's source "
+					  "address (NAT, or servers on one address without a shared "
+					  "--cookie-secret), or the refusals are forged",
+					  j->path, e->conn.name, j->refused, xio_err_name(code));
+
+			j->err->server_code = code;
+			fail_job(j, rc);
 			return;
 		}
 	}
 	e->slots[r->slot].cookie_wait = true;
 	if (j->refresh)
 		return; /* the slot goes again with the cookie on its way */
-	if (r->cookie_gen < e->cookie.gen)
+	if (r->cookie_gen < gen)
 		resend_slot(j, r->slot, now); /* a newer STAT_REPLY is here already */
 	else
 		send_refresh(j, now);
@@ -234,13 +307,13 @@ static void on_cookie_refused(struct job *j, struct xio_req *r, uint32_t code, u
 static void on_refresh_reply(struct job *j, const uint8_t *b, uint32_t len,
 			     const struct xio_hdr *h, uint64_t now)
 {
-	struct xio_engine *e = j->e;
+	struct xio_flow *e = j->f;
 
 	e->st.answers++;
-	xio_cookie_take(e, b, len, h);
+	xio_cookie_take(e->cookie, b, len, h);
 	e->st.cookie_refreshes++;
 	j->refresh = 0;
-	for (uint32_t i = 0; i < e->opts.window; i++)
+	for (uint32_t i = 0; i < j->opts->window; i++)
 		if (e->slots[i].chunk_seq && e->slots[i].cookie_wait)
 			resend_slot(j, i, now);
 }
@@ -248,9 +321,10 @@ static void on_refresh_reply(struct job *j, const uint8_t *b, uint32_t len,
 static void on_error_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_t len,
 			   const struct xio_hdr *h, uint64_t now)
 {
-	struct xio_engine *e = j->e;
+	struct xio_flow *e = j->f;
 	uint32_t code, mlen;
 	const char *msg;
+	int rc;
 
 	if (r && r->opcode == XIO_OP_STAT_REQUEST && j->refresh && r->chunk_seq == j->refresh) {
 		if (xio_error_parse(b, len, h, &code, &msg, &mlen) < 0) {
@@ -258,11 +332,11 @@ static void on_error_reply(struct job *j, struct xio_req *r, const uint8_t *b, u
 			return;
 		}
 		e->st.answers++;
-		fail_job(j, xio_fail(j->err, XIO_ESERVER, "%s: server %s: STAT for a new cookie: "
-				     "%s: %.*s", j->path, e->conn.name, xio_err_name(code),
-				     (int)(mlen > 160 ? 160 : mlen), msg));
-		if (j->err)
-			j->err->server_code = code;
+		rc = xio_fail(j->err, XIO_ESERVER, "%s: server %s: STAT for a new cookie: %s: %.*s",
+			      j->path, e->conn.name, xio_err_name(code),
+			      (int)(mlen > 160 ? 160 : mlen), msg);
+		j->err->server_code = code;
+		fail_job(j, rc);
 		return;
 	}
 	if (!r || r->opcode != XIO_OP_READ_REQUEST) {
@@ -282,11 +356,11 @@ static void on_error_reply(struct job *j, struct xio_req *r, const uint8_t *b, u
 		on_cookie_refused(j, r, code, now);
 		return;
 	}
-	fail_job(j, xio_fail(j->err, code == XIO_E_RANGE ? XIO_ERANGE : XIO_ESERVER,
-			     "%s: server %s: %s: %.*s", j->path, e->conn.name, xio_err_name(code),
-			     (int)(mlen > 160 ? 160 : mlen), msg));
-	if (j->err)
-		j->err->server_code = code;
+	rc = xio_fail(j->err, code == XIO_E_RANGE ? XIO_ERANGE : XIO_ESERVER,
+		      "%s: server %s: %s: %.*s", j->path, e->conn.name, xio_err_name(code),
+		      (int)(mlen > 160 ? 160 : mlen), msg);
+	j->err->server_code = code;
+	fail_job(j, rc);
 }
 
 /* Places units [a, b) of the chunk from the datagram's payload, whose first
@@ -294,7 +368,7 @@ static void on_error_reply(struct job *j, struct xio_req *r, const uint8_t *b, u
 static int place(struct job *j, const struct xio_slot *s, const uint8_t *payload,
 		 unsigned width, uint64_t rel, uint64_t a, uint64_t b)
 {
-	struct xio_engine *e = j->e;
+	struct xio_flow *e = j->f;
 	uint64_t at = s->dst + a; /* index in dst */
 	const uint8_t *src = payload + (a - rel) * width;
 	size_t n = (size_t)(b - a), k;
@@ -311,7 +385,7 @@ static int place(struct job *j, const struct xio_slot *s, const uint8_t *payload
 	k = j->ops->narrow_checked(j->dst + 2 * at, src, n, &sum);
 	if (k == n)
 		return 0;
-	if (e->opts.saturate) {
+	if (j->opts->saturate) {
 		e->st.clamped += j->ops->narrow_saturate(j->dst + 2 * (at + k), src + 4 * k, n - k);
 		return 0;
 	}
@@ -326,13 +400,20 @@ static int place(struct job *j, const struct xio_slot *s, const uint8_t *payload
 	}
 }
 
-/* New units arrived for slot s: its clock restarts, and so do those of the
- * slots still waiting for requests sent after s's. */
-static void progress(struct job *j, struct xio_slot *s, uint64_t now)
+/* New units arrived for slot s, answering a request sent at sent_ns: its
+ * clock restarts, and so do those of the slots still waiting for requests
+ * sent after s's; the other flows' are restarted by queued_behind(). */
+static void progress(struct job *j, struct xio_slot *s, uint64_t sent_ns, uint64_t now)
 {
-	struct xio_engine *e = j->e;
+	struct xio_flow *e = j->f;
+	struct read *rd = j->rd;
 
-	for (uint32_t i = 0; i < e->opts.window; i++) {
+	if (rd->e->nflows > 1) {
+		__atomic_store_n(&rd->fresh_sent_ns, sent_ns, __ATOMIC_RELAXED);
+		__atomic_store_n(&rd->fresh_ns, now, __ATOMIC_RELAXED);
+	}
+
+	for (uint32_t i = 0; i < j->opts->window; i++) {
 		struct xio_slot *t = &e->slots[i];
 
 		if (t->chunk_seq && t->waiting && t->order > s->order && t->last_ns < now)
@@ -344,10 +425,53 @@ static void progress(struct job *j, struct xio_slot *s, uint64_t now)
 	j->last_fresh_ns = now;
 }
 
+/* Asks again at once for what is still missing of [a, b) (file units) of
+ * slot s: a hole an answer left behind it. Returns true if anything was. */
+static bool repair_gap(struct job *j, struct xio_slot *s, uint64_t a, uint64_t b, uint64_t now)
+{
+	uint32_t slot = (uint32_t)(s - j->f->slots);
+	uint64_t from = a - s->start, end = b - s->start;
+	struct xio_range m;
+	bool any = false;
+
+	while (xio_missing_next(&s->miss, from, &m) && m.a < end) {
+		send_request(j, slot, s->start + m.a, s->start + (m.b < end ? m.b : end), GAP, now);
+		any = true;
+		from = m.b;
+	}
+	return any;
+}
+
+/* A server answers a request in order (first_token increasing), so a
+ * datagram that starts past where the answer had reached leaves a hole;
+ * once XIO_REORDER_THRESHOLD datagrams of the answer have arrived past it,
+ * it is lost (RFC 9002's packet threshold), not reordered: what is still
+ * missing of it is asked again at once, without waiting for the timeout,
+ * and the congestion window halves. */
+static void track_gaps(struct job *j, struct xio_req *r, struct xio_slot *s, uint64_t first,
+		       uint64_t n, uint64_t now)
+{
+	if (first > r->expect && r->ngaps < XIO_GAPS_MAX)
+		r->gaps[r->ngaps++] = (struct xio_gap){ r->expect, first, 0 };
+	if (first + n > r->expect)
+		r->expect = first + n;
+	for (unsigned i = 0; i < r->ngaps;) {
+		struct xio_gap *g = &r->gaps[i];
+
+		if (g->b <= first && ++g->after >= XIO_REORDER_THRESHOLD) {
+			if (repair_gap(j, s, g->a, g->b, now))
+				xio_cc_on_loss(&j->f->cc, r->sent_ns, now);
+			r->gaps[i] = r->gaps[--r->ngaps];
+			continue;
+		}
+		i++;
+	}
+}
+
 static void on_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_t len,
 		     const struct xio_hdr *h, uint64_t now)
 {
-	struct xio_engine *e = j->e;
+	struct xio_flow *e = j->f;
 	unsigned width = reply_width(h);
 	const uint8_t *payload = b + h->hdr_len;
 	uint64_t plen = len - h->hdr_len, n = h->token_count, rel, fresh;
@@ -358,7 +482,7 @@ static void on_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_
 		e->st.malformed++;
 		return;
 	}
-	if (h->flags & XIO_F_HAS_CRC ? xio_crc32c(payload, plen) != h->payload_crc : e->opts.crc) {
+	if (h->flags & XIO_F_HAS_CRC ? xio_crc32c(payload, plen) != h->payload_crc : j->opts->crc) {
 		e->st.crc_errors++; /* discarded: the range stays missing */
 		return;
 	}
@@ -379,7 +503,7 @@ static void on_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_
 				     (unsigned long long)(h->first_token + n)));
 		return;
 	}
-	if (r->cookie_gen == e->cookie.gen)
+	if (r->cookie_gen == xio_cookie_gen(e->cookie))
 		j->refused = 0; /* the cookie works */
 	if (r->first_try && !r->sampled && !s->retried) {
 		/* request to the first datagram of its answer; Karn: never a
@@ -387,6 +511,7 @@ static void on_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_
 		r->sampled = 1;
 		xio_rtt_sample(&e->rtt, (now - r->sent_ns) / 1000);
 	}
+	track_gaps(j, r, s, h->first_token, n, now);
 	rel = h->first_token - s->start;
 	if (!xio_missing_next(&s->miss, rel, &m) || m.a >= rel + n) {
 		e->st.duplicates++;
@@ -402,6 +527,8 @@ static void on_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_
 		}
 	} while (xio_missing_next(&s->miss, m.b, &m) && m.a < rel + n);
 	fresh = xio_missing_mark(&s->miss, rel, rel + n);
+	e->inflight -= fresh * j->width;
+	xio_cc_on_received(&e->cc, fresh * j->width, r->sent_ns);
 	if (j->raw)
 		e->st.bytes += fresh;
 	else
@@ -409,16 +536,17 @@ static void on_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_
 	e->st.replies_uint16 += width == 2;
 	e->st.replies_int32 += width == 4;
 	e->st.data_replies += width == 1;
-	progress(j, s, now);
+	progress(j, s, r->sent_ns, now);
 	if (s->miss.got == s->miss.n) {
 		s->chunk_seq = 0;
 		j->active--;
+		update_low(j);
 	}
 }
 
 static void on_datagram(struct job *j, const uint8_t *b, uint32_t len, uint64_t now)
 {
-	struct xio_engine *e = j->e;
+	struct xio_flow *e = j->f;
 	struct xio_hdr h;
 	struct xio_req *r;
 
@@ -428,7 +556,7 @@ static void on_datagram(struct job *j, const uint8_t *b, uint32_t len, uint64_t 
 		e->st.malformed++;
 		return;
 	}
-	r = xio_engine_find_req(e, h.stream_id);
+	r = xio_flow_find_req(e, h.stream_id);
 	if (h.opcode == XIO_OP_ERROR_REPLY)
 		on_error_reply(j, r, b, len, &h, now);
 	else if (h.opcode == XIO_OP_STAT_REPLY && r && r->opcode == XIO_OP_STAT_REQUEST &&
@@ -444,7 +572,7 @@ static void on_datagram(struct job *j, const uint8_t *b, uint32_t len, uint64_t 
 
 static int timeout_error(struct job *j, const struct xio_slot *s)
 {
-	struct xio_engine *e = j->e;
+	struct xio_flow *e = j->f;
 	struct xio_range m;
 	char why[120] = "";
 
@@ -461,16 +589,29 @@ static int timeout_error(struct job *j, const struct xio_slot *s)
 			why);
 }
 
+/* A slot still waiting for its request's first answer while another flow
+ * of the read receives new units for a request sent before it: with a
+ * server that answers the flows in turn (one thread), the request is
+ * queued behind that one, not late. Its clock restarts. */
+static void queued_behind(struct job *j, struct xio_slot *s)
+{
+	uint64_t fresh = __atomic_load_n(&j->rd->fresh_ns, __ATOMIC_RELAXED);
+	uint64_t sent = __atomic_load_n(&j->rd->fresh_sent_ns, __ATOMIC_RELAXED);
+
+	if (s->waiting && fresh > s->last_ns && sent <= s->sent_ns)
+		s->last_ns = fresh;
+}
+
 /* The slot to ask again first when the whole server fell silent: the one
  * whose request went out first among those whose timer expired. */
 static int silent_head(struct job *j, uint64_t now)
 {
-	struct xio_engine *e = j->e;
+	struct xio_flow *e = j->f;
 	int head = -1;
 
 	if (now - j->last_fresh_ns < xio_rtt_timeout(&e->rtt, 0) * 1000)
 		return -1; /* answers are flowing: not silent */
-	for (uint32_t i = 0; i < e->opts.window; i++) {
+	for (uint32_t i = 0; i < j->opts->window; i++) {
 		const struct xio_slot *s = &e->slots[i];
 
 		if (s->chunk_seq && s->last_ns + xio_rtt_timeout(&e->rtt, s->fails) * 1000 <= now &&
@@ -487,11 +628,11 @@ static int silent_head(struct job *j, uint64_t now)
  * were only queued behind it. Returns the earliest deadline left. */
 static uint64_t check_timers(struct job *j, uint64_t now)
 {
-	struct xio_engine *e = j->e;
+	struct xio_flow *e = j->f;
 	int head = silent_head(j, now);
 	uint64_t next = UINT64_MAX;
 
-	for (uint32_t i = 0; i < e->opts.window && j->rc == 0; i++) {
+	for (uint32_t i = 0; i < j->opts->window && j->rc == 0; i++) {
 		struct xio_slot *s = &e->slots[i];
 		struct xio_range rg[XIO_RE_REQ_MAX];
 		uint64_t deadline;
@@ -499,13 +640,14 @@ static uint64_t check_timers(struct job *j, uint64_t now)
 
 		if (!s->chunk_seq)
 			continue;
+		queued_behind(j, s);
 		deadline = s->last_ns + xio_rtt_timeout(&e->rtt, s->fails) * 1000;
 		if (deadline > now) {
 			next = deadline < next ? deadline : next;
 			continue;
 		}
 		e->st.timeouts++;
-		if (++s->fails > e->opts.retries) {
+		if (++s->fails > j->opts->retries) {
 			fail_job(j, timeout_error(j, s));
 			break;
 		}
@@ -514,35 +656,44 @@ static uint64_t check_timers(struct job *j, uint64_t now)
 		deadline = now + xio_rtt_timeout(&e->rtt, s->fails) * 1000;
 		next = deadline < next ? deadline : next;
 		if (s->cookie_wait && j->refresh) {
-			if (j->refresh_ns < now) /* the STAT for its cookie, once per round */
+			if (j->refresh_ns < now) /* the STAT for its cookie, once a round */
 				send_refresh(j, now);
 			continue;
 		}
 		if (head >= 0 && (uint32_t)head != i)
 			continue; /* behind the head */
+		xio_cc_on_timeout(&e->cc, s->sent_ns, now);
 		k = xio_missing_ranges(&s->miss, rg, XIO_RE_REQ_MAX);
 		for (size_t q = 0; q < k; q++)
-			send_request(j, i, s->start + rg[q].a, s->start + rg[q].b, false, now);
+			send_request(j, i, s->start + rg[q].a, s->start + rg[q].b, TIMEOUT, now);
 		s->order = ++e->order;
+		s->sent_ns = now;
 		s->waiting = true;
 		s->retried = true;
 	}
 	return next;
 }
 
+/* The complete prefix of the read: below every flow's lowest chunk being
+ * read and below the next chunk to hand out. Flow 0 only. */
 static void report_progress(struct job *j)
 {
-	struct xio_engine *e = j->e;
-	uint64_t low = j->d.dst;
+	struct xio_engine *eng = j->rd->e;
+	uint64_t low;
 
-	if (!e->progress)
+	if (!eng->progress)
 		return;
-	for (uint32_t i = 0; i < e->opts.window; i++)
-		if (e->slots[i].chunk_seq && e->slots[i].dst < low)
-			low = e->slots[i].dst;
+	pthread_mutex_lock(&j->rd->lock);
+	low = j->rd->d.dst;
+	for (uint32_t i = 0; i < eng->nflows; i++) {
+		uint64_t l = __atomic_load_n(&eng->flows[i].low, __ATOMIC_ACQUIRE);
+
+		low = l < low ? l : low;
+	}
+	pthread_mutex_unlock(&j->rd->lock);
 	if (low > j->done) {
 		j->done = low;
-		e->progress(e->progress_arg, j->done, j->d.total);
+		eng->progress(eng->progress_arg, j->done, j->rd->d.total);
 	}
 }
 
@@ -552,10 +703,10 @@ static void report_progress(struct job *j)
  * answers that arrived meanwhile waiting in the socket). */
 static bool receive(struct job *j)
 {
-	struct xio_engine *e = j->e;
+	struct xio_flow *e = j->f;
 	struct xio_rx rx[XIO_RX_BATCH];
 
-	for (int round = 0; round < RX_BATCHES_PER_WAKE && j->rc == 0; round++) {
+	for (int round = 0; round < RX_BATCHES_PER_WAKE && !stopped(j); round++) {
 		int n = xio_conn_recv(&e->conn, rx, &e->st.refused, j->err);
 
 		if (n < 0) {
@@ -585,15 +736,82 @@ static bool receive(struct job *j)
 	return false;
 }
 
+#define TAIL_POLL_NS 5000000 /* flow 0, done, reports progress while others finish */
+
+/* One flow's loop: chunks from the dispenser until it is empty and the
+ * flow's own chunks are complete, or some flow fails. */
+static void run_flow(struct job *j, bool reporter)
+{
+	struct xio_flow *e = j->f;
+	int rc;
+
+	j->last_fresh_ns = xio_now_ns();
+	fill_window(j, j->last_fresh_ns);
+	xio_conn_flush(&e->conn, &e->st.refused);
+	while (!stopped(j) && (j->active > 0 || (reporter && j->rd->running > 1))) {
+		uint64_t deadline = UINT64_MAX;
+		bool drained = receive(j);
+
+		if (drained && !stopped(j))
+			deadline = check_timers(j, xio_now_ns());
+		fill_window(j, xio_now_ns());
+		xio_conn_flush(&e->conn, &e->st.refused);
+		if (reporter)
+			report_progress(j);
+		if (stopped(j) || !drained)
+			continue; /* failed, or more waiting to be read */
+		if (j->active == 0) /* done: the other flows are finishing */
+			deadline = xio_now_ns() + TAIL_POLL_NS;
+		rc = xio_conn_wait(&e->conn, j->rd->e->wake_fd, deadline, j->err);
+		if (rc < 0)
+			fail_job(j, rc);
+		else if (rc == 2 && j->rd->e->canceled)
+			fail_job(j, xio_fail(j->err, XIO_ECANCELED, "%s: canceled", j->path));
+	}
+	for (uint32_t i = 0; i < j->opts->window; i++)
+		e->slots[i].chunk_seq = 0; /* answers still on the way are late */
+	e->inflight = 0;
+	__atomic_store_n(&e->low, UINT64_MAX, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&j->rd->lock);
+	j->rd->running--;
+	pthread_mutex_unlock(&j->rd->lock);
+}
+
+static void *flow_thread(void *arg)
+{
+	run_flow(arg, false);
+	return NULL;
+}
+
+/* Chunks in the spans: no more flows than that are started. */
+static uint64_t count_chunks(const struct dispenser *d, uint64_t chunk)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < d->n; i++)
+		n += (d->spans[i].count + chunk - 1) / chunk;
+	return n;
+}
+
+/* Empties the wake eventfd of an earlier read's failure. */
+static void drain_wake(struct xio_engine *e)
+{
+	uint64_t v;
+
+	if (read(e->wake_fd, &v, sizeof(v)) < 0) {
+		/* EAGAIN: nothing to drain */
+	}
+}
+
 int xio_engine_readv(struct xio_engine *e, const char *path, const struct xio_span *spans,
 		     size_t n, uint8_t *dst, bool raw, struct xio_error *err)
 {
-	struct job j = {
-		.e = e, .path = path, .d = { .spans = spans, .n = n },
-		.chunk = raw ? e->slot_units : e->opts.chunk_tokens, .dst = dst, .raw = raw,
-		.ops = xio_narrow_ops(), .err = err,
-	};
-	int rc = xio_path_len(path, &j.path_len, err);
+	struct read rd = { .e = e, .d = { .spans = spans, .n = n }, .err = err };
+	struct job jobs[XIO_FLOWS_MAX];
+	uint64_t chunk = raw ? e->slot_units : e->opts.chunk_tokens;
+	uint32_t nflows = e->nflows;
+	size_t path_len;
+	int rc = xio_path_len(path, &path_len, err);
 
 	if (rc < 0)
 		return rc;
@@ -601,35 +819,49 @@ int xio_engine_readv(struct xio_engine *e, const char *path, const struct xio_sp
 		return xio_fail(err, XIO_EARG, "%s: no spans", path);
 	for (size_t i = 0; i < n; i++) {
 		if (spans[i].first + spans[i].count < spans[i].first ||
-		    j.d.total + spans[i].count < j.d.total)
+		    rd.d.total + spans[i].count < rd.d.total)
 			return xio_fail(err, XIO_EARG, "%s: span %zu (%llu + %llu) overflows", path, i,
 					(unsigned long long)spans[i].first,
 					(unsigned long long)spans[i].count);
-		j.d.total += spans[i].count;
+		rd.d.total += spans[i].count;
 	}
-	if (!dst || j.d.total == 0)
+	if (!dst || rd.d.total == 0)
 		return xio_fail(err, XIO_EARG, "%s: nothing to read into (count %llu)", path,
-				(unsigned long long)j.d.total);
-	j.last_fresh_ns = xio_now_ns();
-	fill_window(&j, j.last_fresh_ns);
-	xio_conn_flush(&e->conn, &e->st.refused);
-	while (j.active > 0 && j.rc == 0) {
-		uint64_t deadline = UINT64_MAX;
+				(unsigned long long)rd.d.total);
+	if (e->canceled)
+		return xio_fail(err, XIO_ECANCELED, "%s: canceled", path);
+	drain_wake(e);
+	if (count_chunks(&rd.d, chunk) < nflows)
+		nflows = (uint32_t)count_chunks(&rd.d, chunk);
+	pthread_mutex_init(&rd.lock, NULL);
+	rd.running = nflows;
+	for (uint32_t i = 0; i < nflows; i++) {
+		struct job *j = &jobs[i];
 
-		if (receive(&j) && j.rc == 0)
-			deadline = check_timers(&j, xio_now_ns());
-		fill_window(&j, xio_now_ns());
-		xio_conn_flush(&e->conn, &e->st.refused);
-		report_progress(&j);
-		if (j.rc || j.active == 0 || deadline == UINT64_MAX)
-			continue; /* done, failed, or more waiting to be read */
-		rc = xio_conn_wait(&e->conn, e->wake_fd, deadline, err);
-		if (rc < 0)
-			fail_job(&j, rc);
+		*j = (struct job){
+			.f = &e->flows[i], .rd = &rd, .opts = &e->opts, .path = path,
+			.path_len = path_len, .chunk = chunk, .dst = dst, .raw = raw,
+			.width = raw ? 1 : 4,
+			.ops = xio_narrow_ops(),
+		};
+		j->err = &j->own_err;
 	}
-	for (uint32_t i = 0; i < e->opts.window; i++)
-		e->slots[i].chunk_seq = 0; /* answers still on the way are late */
-	return j.rc;
+	/* flows 1.. on threads of their own, flow 0 on the caller's */
+	for (uint32_t i = 1; i < nflows; i++)
+		if (pthread_create(&jobs[i].thread, NULL, flow_thread, &jobs[i]) != 0) {
+			pthread_mutex_lock(&rd.lock);
+			rd.running -= nflows - i; /* fewer flows: the dispenser serves the rest */
+			pthread_mutex_unlock(&rd.lock);
+			nflows = i;
+			break;
+		}
+	run_flow(&jobs[0], true);
+	for (uint32_t i = 1; i < nflows; i++)
+		pthread_join(jobs[i].thread, NULL);
+	pthread_mutex_destroy(&rd.lock);
+	if (rd.rc == 0 && e->progress && jobs[0].done < rd.d.total)
+		e->progress(e->progress_arg, rd.d.total, rd.d.total);
+	return rd.rc;
 }
 
 int xio_engine_read(struct xio_engine *e, const char *path, uint64_t first, uint64_t count,

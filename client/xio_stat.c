@@ -2,37 +2,19 @@
  * xio_stat.c: STAT_REQUEST, asked again after each timeout (a new
  * stream_id each time, any of them may answer) up to `retries` times; the
  * first try's answer, if it was never asked again (Karn), is a round-trip
- * sample for the adaptive timeout. A STAT_REPLY also brings the address
- * cookie of xio-read 1.2 (bytes 16..31 of a 32-byte body), which every
- * READ_REQUEST then carries.
+ * sample for the adaptive timeout. A STAT goes out on flow 0. A
+ * STAT_REPLY also brings the address cookie of xio-read 1.2 (bytes 16..31
+ * of a 32-byte body), which every READ_REQUEST then carries.
  */
 #include <string.h>
 
 #include "xio_msg.h"
 #include "xio_priv.h"
 
-void xio_cookie_take(struct xio_engine *e, const uint8_t *b, uint32_t len,
-		     const struct xio_hdr *h)
+struct xio_req *xio_flow_send_stat(struct xio_flow *e, const char *path, size_t plen,
+				   uint64_t stat_no, bool first_try)
 {
-	const uint8_t *ck = xio_stat_reply_cookie(b, len, h);
-
-	e->cookie.have = ck != NULL;
-	if (ck)
-		memcpy(e->cookie.v, ck, XIO_COOKIE_LEN);
-	e->cookie.gen++;
-}
-
-size_t xio_cookie_add(const struct xio_engine *e, uint8_t *buf, size_t len)
-{
-	if (!e->cookie.have || len == 0)
-		return len;
-	return xio_request_add_cookie(buf, len, XIO_TX_SLOT, e->cookie.v);
-}
-
-struct xio_req *xio_engine_send_stat(struct xio_engine *e, const char *path, size_t plen,
-				     uint64_t stat_no, bool first_try)
-{
-	struct xio_req *r = xio_engine_new_req(e);
+	struct xio_req *r = xio_flow_new_req(e);
 	uint8_t *buf = xio_conn_tx_buf(&e->conn, &e->st.refused);
 	size_t len = xio_request_build(buf, XIO_TX_SLOT, XIO_OP_STAT_REQUEST, r->id, 0, 0, 0, 0,
 				       path, plen);
@@ -50,7 +32,7 @@ struct xio_req *xio_engine_send_stat(struct xio_engine *e, const char *path, siz
 }
 
 /* One datagram: 1 when it settled the stat (rc in *rc), 0 otherwise. */
-static int on_datagram(struct xio_engine *e, const char *path, uint64_t stat_no,
+static int on_datagram(struct xio_flow *e, const char *path, uint64_t stat_no,
 		       const uint8_t *b, uint32_t len, uint64_t now, struct xio_stat *st, int *rc,
 		       struct xio_error *err)
 {
@@ -65,7 +47,7 @@ static int on_datagram(struct xio_engine *e, const char *path, uint64_t stat_no,
 		e->st.malformed++;
 		return 0;
 	}
-	r = xio_engine_find_req(e, h.stream_id);
+	r = xio_flow_find_req(e, h.stream_id);
 	if (!r) {
 		e->st.ignored++;
 		return 0;
@@ -94,7 +76,7 @@ static int on_datagram(struct xio_engine *e, const char *path, uint64_t stat_no,
 		return 1;
 	}
 	e->st.answers++;
-	xio_cookie_take(e, b, len, &h);
+	xio_cookie_take(e->cookie, b, len, &h);
 	if (r->first_try)
 		xio_rtt_sample(&e->rtt, (now - r->sent_ns) / 1000);
 	st->tokens = st->size / 4;
@@ -103,9 +85,10 @@ static int on_datagram(struct xio_engine *e, const char *path, uint64_t stat_no,
 	return 1;
 }
 
-int xio_engine_stat(struct xio_engine *e, const char *path, struct xio_stat *st,
+int xio_engine_stat(struct xio_engine *eng, const char *path, struct xio_stat *st,
 		    struct xio_error *err)
 {
+	struct xio_flow *e = &eng->flows[0];
 	uint64_t stat_no = ++e->chunk_seq, last;
 	struct xio_req *first;
 	uint32_t first_id;
@@ -116,19 +99,22 @@ int xio_engine_stat(struct xio_engine *e, const char *path, struct xio_stat *st,
 	if (rc < 0)
 		return rc;
 	memset(st, 0, sizeof(*st));
-	first = xio_engine_send_stat(e, path, plen, stat_no, true);
+	first = xio_flow_send_stat(e, path, plen, stat_no, true);
 	first_id = first->id;
 	last = xio_now_ns();
 	for (;;) {
 		struct xio_rx rx[XIO_RX_BATCH];
 		int n;
 
-		rc = xio_conn_wait(&e->conn, e->wake_fd, last + xio_rtt_timeout(&e->rtt, fails) * 1000, err);
+		rc = xio_conn_wait(&e->conn, eng->wake_fd,
+				   last + xio_rtt_timeout(&e->rtt, fails) * 1000, err);
 		if (rc < 0)
 			return rc;
+		if (rc == 2 && eng->canceled)
+			return xio_fail(err, XIO_ECANCELED, "%s: canceled", path);
 		if (rc == 0) {
 			e->st.timeouts++;
-			if (++fails > e->opts.retries)
+			if (++fails > eng->opts.retries)
 				return xio_fail(err, XIO_ETIMEOUT,
 						"%s: no answer from %s to STAT after %u tries%s", path,
 						e->conn.name, fails,
@@ -137,7 +123,7 @@ int xio_engine_stat(struct xio_engine *e, const char *path, struct xio_stat *st,
 			xio_rtt_backoff(&e->rtt, fails);
 			if (first->id == first_id)
 				first->first_try = 0; /* Karn: its answer is no sample now */
-			xio_engine_send_stat(e, path, plen, stat_no, false);
+			xio_flow_send_stat(e, path, plen, stat_no, false);
 			last = xio_now_ns();
 			continue;
 		}

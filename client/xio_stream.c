@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * xio_stream.c: the prefetching stream. A fetcher thread with an engine of
- * its own reads the range, batch after batch, straight into a ring of
+ * its own (as many flows as the client's, each its own socket; the fetcher
+ * runs flow 0, the others their own threads during each read) reads the range, batch after batch, straight into a ring of
  * depth + 1 batch buffers: each read covers every free buffer up to the
  * ring's end, and batches are handed over as soon as the read's complete
  * prefix passes them. The consumer gets a pointer into the ring (no copy)
@@ -178,7 +179,7 @@ int xio_stream_open(struct xio_client *c, const char *path, const struct xio_str
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond, NULL);
 	pthread_mutex_lock(&c->lock);
-	rc = xio_engine_init(&s->e, c->server, &c->e.opts, true, err);
+	rc = xio_engine_init(&s->e, c->server, &c->e.opts, err);
 	pthread_mutex_unlock(&c->lock);
 	if (rc == 0)
 		rc = alloc_ring(s, err);
@@ -245,15 +246,11 @@ void xio_stream_close(struct xio_stream *s)
 	if (!s)
 		return;
 	if (s->started) {
-		uint64_t one = 1;
-
 		pthread_mutex_lock(&s->lock);
 		s->stop = true;
 		pthread_cond_broadcast(&s->cond);
 		pthread_mutex_unlock(&s->lock);
-		if (write(s->e.wake_fd, &one, sizeof(one)) < 0) {
-			/* an eventfd write fails only on overflow: it is signalled already */
-		}
+		xio_engine_cancel(&s->e);
 		pthread_join(s->thread, NULL);
 	}
 	xio_engine_fini(&s->e);

@@ -4,9 +4,10 @@
 #                  against a scripted server thread (test_client_proto),
 #                  native and under ASan+UBSan
 #   client-e2e     xio-fetch against the lossy test server xcl-server:
-#                  every format, every fault, ranks, errors, a dead server;
-#                  against build/xio-server with address cookies on (across
-#                  rotations) and off
+#                  every format, every fault, ranks, errors, a dead server,
+#                  with 1 flow and with 3; GRO trains from xio-server; against
+#                  build/xio-server with address cookies on (across rotations)
+#                  and off
 #   client-python  the Python binding (and xio.torch when torch imports)
 # Loopback UDP ports 22000-22999 and 23000 only.
 
@@ -38,8 +39,9 @@ client-unit: export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 client-unit: $(addprefix $(BUILD)/tests/,$(CLIENT_TESTS)) $(addprefix $(BUILD)/asan/tests/,$(CLIENT_TESTS))
 	@set -e; for t in $^; do echo "--- $$t"; $$t; done
 
-client-e2e: $(BUILD)/xio-fetch $(XCL_SERVER) $(SERVER_BIN)
-	BUILD=$(BUILD) bash tests/client/test_fetch.sh
+client-e2e: $(BUILD)/xio-fetch $(XCL_SERVER) $(BUILD)/xio-server
+	BUILD=$(BUILD) FLOWS=1 bash tests/client/test_fetch.sh
+	BUILD=$(BUILD) FLOWS=3 bash tests/client/test_fetch.sh
 
 client-python: $(LIBXIO_SO) $(XCL_SERVER) $(SERVER_BIN)
 	BUILD=$(BUILD) bash tests/client/test_python.sh

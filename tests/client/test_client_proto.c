@@ -8,9 +8,9 @@
  * tokens (error naming them, or clamped), ERROR_REPLY, a file shorter than
  * the range, a dead server and a closed port, STAT, RAW reads, the stream
  * (sharded, batches, zero-copy, closed while it waits), address cookies
- * (xio-read 1.2: sent on every READ once a STAT_REPLY gave one, a new
- * cookie after ERROR_REPLY cookie, three fresh ones refused: an error, a
- * server back at 1.0). Counters are checked exactly.
+ * (xio-read 1.2: sent on every READ once a STAT_REPLY gave one, shared
+ * by the flows of one local address, a new cookie after ERROR_REPLY
+ * cookie, three fresh ones refused: an error, a server back at 1.0). Counters are checked exactly.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -43,11 +43,19 @@ enum mode {
 	M_LATE,      /* each read's first datagram sent again during the next read */
 	M_INVALID,   /* invalid datagrams among the good ones */
 	M_GSO,       /* a 1000-token answer as one UDP GSO train and a datagram */
+	M_FLOWS,     /* requests held until 3 source ports asked; the first port's
+			first requests then dropped */
+	M_GAP,       /* the answer to [0, 1000) without its datagram [250, 500) */
 	M_COOKIE,    /* 1.2: STAT gives the cookie, READ only with it; a new one every
 			2 READs served (a rotation the client learns by refusal) */
 	M_COOKIE_NEVER, /* STAT gives a cookie (a new one each time), READ always refused */
 	M_COOKIE_OLD, /* the first STAT gives a cookie; then back at 1.0: 16-byte STAT
 			 bodies, bad_request for option COOKIE */
+};
+
+struct peer {
+	struct sockaddr_storage a;
+	socklen_t len;
 };
 
 struct script {
@@ -61,6 +69,12 @@ struct script {
 	unsigned nseen;
 	uint8_t held[4096];        /* M_LATE: a datagram kept for later */
 	size_t held_len;
+	/* M_FLOWS: the source ports seen, requests held until there are 3 */
+	uint16_t ports[8];
+	unsigned nports;
+	struct { struct xio_request r; struct peer p; } gather[16];
+	unsigned ngather;
+	bool released;
 	/* M_COOKIE*: the cookie is 16 bytes of value `cookie` */
 	unsigned stats, cookie, served, refused, with_cookie;
 };
@@ -89,10 +103,6 @@ static int bound_socket(uint16_t port)
 	return fd;
 }
 
-struct peer {
-	struct sockaddr_storage a;
-	socklen_t len;
-};
 
 static void send_to(struct script *s, const struct peer *p, const uint8_t *b, size_t n)
 {
@@ -262,12 +272,57 @@ static void answer(struct script *s, const struct peer *p, const struct xio_requ
 	case M_GSO:
 		answer_gso(s, p, r);
 		break;
+	case M_FLOWS:
+		answer_all(s, p, r);
+		break;
+	case M_GAP:
+		if (a != 0 || r->hdr.token_count != 1000) {
+			answer_all(s, p, r);
+			break;
+		}
+		for (uint64_t t = 0; t < 1000; t += 125) /* 8 datagrams, the 3rd and 4th lost */
+			if (t != 250 && t != 375)
+				send_range(s, p, r, t, t + 125, t >= 500);
+		break;
 	case M_COOKIE:
 	case M_COOKIE_NEVER:
 	case M_COOKIE_OLD:
 		answer_all(s, p, r);
 		break;
 	}
+}
+
+static uint16_t peer_port(const struct peer *p)
+{
+	return ntohs(((const struct sockaddr_in *)&p->a)->sin_port);
+}
+
+/* M_FLOWS: holds the requests until 3 source ports have asked (so every
+ * flow has its first chunks before any answer comes), then answers them
+ * but those of the first port, which are lost: that flow waits out its
+ * timeout while the others take the rest of the read. Returns true when
+ * the request is dealt with. */
+static bool gather(struct script *s, const struct peer *p, const struct xio_request *r)
+{
+	unsigned k;
+
+	if (s->released)
+		return false;
+	for (k = 0; k < s->nports && s->ports[k] != peer_port(p); k++)
+		;
+	if (k == s->nports && k < 8)
+		s->ports[s->nports++] = peer_port(p);
+	if (s->ngather < 16) {
+		s->gather[s->ngather].r = *r;
+		s->gather[s->ngather++].p = *p;
+	}
+	if (s->nports < 3)
+		return true;
+	s->released = true;
+	for (unsigned i = 0; i < s->ngather; i++)
+		if (peer_port(&s->gather[i].p) != s->ports[0])
+			answer_all(s, &s->gather[i].p, &s->gather[i].r);
+	return true;
 }
 
 /* The cookie modes: the STAT_REPLY, or whether a READ is refused (its
@@ -333,6 +388,8 @@ static void serve(struct script *s, const uint8_t *b, size_t len, const struct p
 		s->seen[s->nseen++] = (struct xio_range){ r.hdr.first_token,
 							  r.hdr.first_token + r.hdr.token_count };
 	pthread_mutex_unlock(&s->lock);
+	if (s->mode == M_FLOWS && gather(s, p, &r))
+		return;
 	answer(s, p, &r);
 }
 
@@ -359,10 +416,18 @@ static struct script srv;
 
 static void start(enum mode mode, uint64_t file_tokens)
 {
+	uint8_t b[64];
+
+	/* requests an earlier test's client left behind are not this test's */
+	while (recv(srv.fd, b, sizeof(b), MSG_DONTWAIT) >= 0)
+		;
 	srv.mode = mode;
 	srv.file_tokens = file_tokens;
 	srv.nseen = 0;
 	srv.held_len = 0;
+	srv.nports = 0;
+	srv.ngather = 0;
+	srv.released = false;
 	srv.stats = srv.cookie = srv.served = srv.refused = srv.with_cookie = 0;
 	srv.stop = 0;
 	pthread_create(&srv.th, NULL, server_main, &srv);
@@ -374,7 +439,8 @@ static void stop_server(void)
 	pthread_join(srv.th, NULL);
 }
 
-static uint32_t client_gro = 1; /* the gro option of the next client() */
+static uint32_t client_gro = 1;   /* the gro option of the next client() */
+static uint32_t client_flows = 1; /* and its flows */
 
 /* A client of the scripted server with small chunks. */
 static struct xio_client *client(uint16_t port, uint32_t window, uint32_t timeout_ms,
@@ -393,6 +459,7 @@ static struct xio_client *client(uint16_t port, uint32_t window, uint32_t timeou
 	o.crc = crc;
 	o.saturate = saturate;
 	o.gro = client_gro;
+	o.flows = client_flows;
 	snprintf(name, sizeof(name), "127.0.0.1:%u", port);
 	if (xio_connect(name, &o, &c, &err) < 0) {
 		fprintf(stderr, "xio_connect: %s\n", err.msg);
@@ -726,6 +793,102 @@ static void test_gro_trains(void)
 	stop_server();
 }
 
+/* Three flows, each its own socket (its own source port) and window of 2
+ * chunks of 1000 tokens, one read of 30 chunks (10 spans of the whole
+ * file): every flow asks for its first chunks before any answer arrives;
+ * the first port's answers are then lost, so that flow waits out a
+ * timeout (1 s: no round trip measured yet) while the two others take the
+ * other chunks from the shared dispenser (all of them on a quiet machine:
+ * that flow reads only its first 2000 tokens). The tokens are exact, the flows' counters add up to the
+ * client's. */
+static void test_flows(void)
+{
+	enum { NSPAN = 10 };
+	static uint16_t out[NSPAN * NTOK];
+	struct xio_stats st, fs[3];
+	struct xio_span sp[NSPAN];
+	struct xio_client *c;
+	struct xio_error err;
+	uint64_t sum_tok = 0, sum_dg = 0, slow = 3;
+	int rc;
+
+	for (int i = 0; i < NSPAN; i++)
+		sp[i] = (struct xio_span){ 0, NTOK };
+	client_flows = 3;
+	c = client(PORT, 2, 1000, 3, false, false);
+	client_flows = 1;
+	XIO_CHECK(xio_client_flows(c) == 3, "flows %u", xio_client_flows(c));
+	start(M_FLOWS, NTOK);
+	rc = xio_readv(c, "f", sp, NSPAN, out, &err);
+	stop_server();
+	XIO_CHECK(rc == 0, "read: %s", err.msg);
+	for (int i = 0; i < NSPAN; i++)
+		tokens_match(out + i * NTOK, 0, NTOK);
+	XIO_CHECK(srv.nports == 3, "the server saw %u source ports", srv.nports);
+	for (uint32_t i = 0; i < 3; i++) {
+		XIO_CHECK(xio_client_flow_stats(c, i, &fs[i], &err) == 0 && fs[i].flows == 1,
+			  "flow %u", i);
+		sum_tok += fs[i].tokens;
+		sum_dg += fs[i].datagrams;
+		if (slow == 3 || fs[i].tokens < fs[slow].tokens)
+			slow = i;
+		check_accounting(&fs[i]);
+	}
+	XIO_CHECK(fs[slow].tokens == 2000 && fs[slow].timeouts >= 1 && fs[slow].re_requests >= 1,
+		  "the flow whose answers were lost read only its first 2 chunks: flow %llu, "
+		  "%llu tokens", (unsigned long long)slow,
+		  (unsigned long long)(slow < 3 ? fs[slow].tokens : 0));
+	for (uint32_t i = 0; i < 3; i++)
+		XIO_CHECK(i == slow || fs[i].tokens > 2000,
+			  "flow %u: %llu tokens, %llu timeouts", i, (unsigned long long)fs[i].tokens,
+			  (unsigned long long)fs[i].timeouts);
+	xio_client_stats(c, &st);
+	XIO_CHECK(st.flows == 3 && st.tokens == NSPAN * NTOK && sum_tok == st.tokens &&
+		  sum_dg == st.datagrams, "client %llu tokens, flows %llu; %llu datagrams, flows %llu",
+		  (unsigned long long)st.tokens, (unsigned long long)sum_tok,
+		  (unsigned long long)st.datagrams, (unsigned long long)sum_dg);
+	XIO_CHECK(xio_client_flow_stats(c, 3, &fs[0], &err) == -XIO_EARG, "no flow 3");
+	xio_close(c);
+}
+
+/* One hole in the middle of an answer: asked again at once for exactly
+ * that range when the answer has gone 3 datagrams past it, long before
+ * the timeout (10 s here); the window halves once. */
+static void test_gap_repaired(void)
+{
+	static uint16_t out[NTOK];
+	struct xio_client *c = client(PORT, 4, 10000, 3, false, false);
+	struct xio_error err;
+	struct xio_stats st;
+	uint64_t t0;
+	int rc;
+
+	start(M_GAP, NTOK);
+	t0 = xio_now_ns();
+	rc = xio_read(c, "f", 0, NTOK, out, &err);
+	t0 = xio_now_ns() - t0;
+	stop_server();
+	XIO_CHECK(rc == 0, "read: %s", err.msg);
+	tokens_match(out, 0, NTOK);
+	xio_client_stats(c, &st);
+	XIO_CHECK(st.re_requests == 1 && st.gap_re_requests == 1 && st.timeout_re_requests == 0 &&
+		  st.timeouts == 0 && st.requests == 4,
+		  "re_requests %llu gap %llu timeout %llu timeouts %llu requests %llu",
+		  (unsigned long long)st.re_requests, (unsigned long long)st.gap_re_requests,
+		  (unsigned long long)st.timeout_re_requests, (unsigned long long)st.timeouts,
+		  (unsigned long long)st.requests);
+	XIO_CHECK(srv.nseen == 4 && srv.seen[3].a == 250 && srv.seen[3].b == 500,
+		  "the server saw %u requests, the last %llu..%llu", srv.nseen,
+		  (unsigned long long)srv.seen[3].a, (unsigned long long)srv.seen[3].b);
+	XIO_CHECK(st.cwnd_reductions == 1 && st.cwnd < XIO_CC_INITIAL + 3 * 4000,
+		  "the window was cut once: %llu, cwnd %llu", (unsigned long long)st.cwnd_reductions,
+		  (unsigned long long)st.cwnd);
+	XIO_CHECK(t0 < 2000000000ull, "repaired in %llu ms, not after a timeout",
+		  (unsigned long long)(t0 / 1000000));
+	check_accounting(&st);
+	xio_close(c);
+}
+
 static void test_stream_shard(void)
 {
 	struct xio_client *c = client(PORT, 2, 500, 3, false, false);
@@ -873,6 +1036,43 @@ static void test_cookie_rotation(void)
 	xio_close(c);
 }
 
+/* Flows on one local address share its cookie: one STAT on flow 0 and
+ * every flow's READs carry the cookie; after a rotation each flow that is
+ * refused renews it (or takes the one another flow renewed). */
+static void test_cookie_flows(void)
+{
+	static uint16_t out[NTOK];
+	struct xio_client *c;
+	struct xio_error err;
+	struct xio_stats st;
+	struct xio_stat xs;
+	unsigned reads;
+	int rc;
+
+	client_flows = 3;
+	c = client(PORT, 1, 500, 2, false, false);
+	client_flows = 1;
+	XIO_CHECK(c->e.nflows == 3 && c->e.ncookies == 1 &&
+		  c->e.flows[1].cookie == c->e.flows[0].cookie &&
+		  c->e.flows[2].cookie == c->e.flows[0].cookie,
+		  "3 flows on 127.0.0.1: %u cookies", c->e.ncookies);
+	start(M_COOKIE, NTOK);
+	XIO_CHECK(xio_stat(c, "f", &xs, &err) == 0, "stat: %s", err.msg);
+	rc = xio_read(c, "f", 0, NTOK, out, &err);
+	stop_server();
+	XIO_CHECK(rc == 0, "read with 3 flows across rotations: %s", err.msg);
+	tokens_match(out, 0, NTOK);
+	xio_client_stats(c, &st);
+	reads = srv.served + srv.refused;
+	XIO_CHECK(srv.with_cookie == reads && srv.served >= 3 && st.timeouts == 0 &&
+		  srv.stats == 1 + st.cookie_refreshes && st.cookie_refreshes <= srv.refused,
+		  "%u READs, %u with a cookie, %u served, %u refused; %u STATs, refreshes %llu, "
+		  "timeouts %llu", reads, srv.with_cookie, srv.served, srv.refused, srv.stats,
+		  (unsigned long long)st.cookie_refreshes, (unsigned long long)st.timeouts);
+	check_accounting(&st);
+	xio_close(c);
+}
+
 /* Three fresh cookies refused in a row: a clear error, in bounded time. */
 static void test_cookie_refused(void)
 {
@@ -947,10 +1147,13 @@ static const struct xio_unit_test tests[] = {
 	XIO_UNIT_TEST(test_stat_and_raw),
 	XIO_UNIT_TEST(test_readv),
 	XIO_UNIT_TEST(test_gro_trains),
+	XIO_UNIT_TEST(test_flows),
+	XIO_UNIT_TEST(test_gap_repaired),
 	XIO_UNIT_TEST(test_stream_shard),
 	XIO_UNIT_TEST(test_stream_ring),
 	XIO_UNIT_TEST(test_stream_close_while_waiting),
 	XIO_UNIT_TEST(test_cookie_rotation),
+	XIO_UNIT_TEST(test_cookie_flows),
 	XIO_UNIT_TEST(test_cookie_refused),
 	XIO_UNIT_TEST(test_cookie_server_downgrade),
 	{ NULL, NULL },

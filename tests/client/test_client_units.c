@@ -440,6 +440,59 @@ static void test_gro_split(void)
 		  "a truncated buffer is one empty datagram (malformed)");
 }
 
+/* ---- the congestion window ---- */
+
+static void test_cc(void)
+{
+	struct xio_cc cc;
+	uint64_t w;
+
+	xio_cc_init(&cc, 32u << 20);
+	XIO_CHECK(cc.cwnd == XIO_CC_INITIAL && cc.min == XIO_CC_MIN && cc.max == 32u << 20 &&
+		  cc.ssthresh == UINT64_MAX, "init: cwnd %llu", (unsigned long long)cc.cwnd);
+	/* slow start: every byte received adds one, up to the cap */
+	xio_cc_on_received(&cc, 1u << 20, 10);
+	XIO_CHECK(cc.cwnd == XIO_CC_INITIAL + (1u << 20), "slow start: %llu",
+		  (unsigned long long)cc.cwnd);
+	xio_cc_on_received(&cc, 64u << 20, 11);
+	XIO_CHECK(cc.cwnd == 32u << 20, "capped at max: %llu", (unsigned long long)cc.cwnd);
+	/* a loss halves it, once per recovery period */
+	xio_cc_on_loss(&cc, 20, 100);
+	XIO_CHECK(cc.cwnd == 16u << 20 && cc.ssthresh == 16u << 20 && cc.reductions == 1,
+		  "a loss halves: %llu", (unsigned long long)cc.cwnd);
+	xio_cc_on_loss(&cc, 90, 110); /* sent before the reduction: the same event */
+	XIO_CHECK(cc.cwnd == 16u << 20 && cc.reductions == 1, "one cut per period: %llu",
+		  (unsigned long long)cc.cwnd);
+	xio_cc_on_received(&cc, 1u << 20, 99); /* sent before it: no growth in recovery */
+	XIO_CHECK(cc.cwnd == 16u << 20, "no growth in recovery: %llu", (unsigned long long)cc.cwnd);
+	/* congestion avoidance: one step a window's worth of bytes */
+	xio_cc_on_received(&cc, (16u << 20) - 1, 200);
+	XIO_CHECK(cc.cwnd == 16u << 20, "not a window yet: %llu", (unsigned long long)cc.cwnd);
+	xio_cc_on_received(&cc, 1, 200);
+	XIO_CHECK(cc.cwnd == (16u << 20) + XIO_CC_STEP, "additive increase: %llu",
+		  (unsigned long long)cc.cwnd);
+	/* a loss of a request sent after the period began cuts again */
+	w = cc.cwnd;
+	xio_cc_on_loss(&cc, 300, 400);
+	XIO_CHECK(cc.cwnd == w / 2 && cc.reductions == 2, "second loss: %llu",
+		  (unsigned long long)cc.cwnd);
+	/* a timeout: to the floor, then slow start up to ssthresh */
+	xio_cc_on_timeout(&cc, 500, 600);
+	XIO_CHECK(cc.cwnd == XIO_CC_MIN && cc.ssthresh == w / 4 && cc.reductions == 3,
+		  "timeout: cwnd %llu ssthresh %llu", (unsigned long long)cc.cwnd,
+		  (unsigned long long)cc.ssthresh);
+	xio_cc_on_received(&cc, 100000, 700);
+	XIO_CHECK(cc.cwnd == XIO_CC_MIN + 100000, "slow start again: %llu",
+		  (unsigned long long)cc.cwnd);
+	/* the floor holds; a small receive buffer caps everything */
+	for (int k = 0; k < 40; k++)
+		xio_cc_on_loss(&cc, 1000 + 2 * (uint64_t)k, 1001 + 2 * (uint64_t)k);
+	XIO_CHECK(cc.cwnd == XIO_CC_MIN, "floor: %llu", (unsigned long long)cc.cwnd);
+	xio_cc_init(&cc, 100000);
+	XIO_CHECK(cc.cwnd == 100000 && cc.min == 100000 && cc.max == 100000, "tiny buffer: %llu",
+		  (unsigned long long)cc.cwnd);
+}
+
 static const struct xio_unit_test tests[] = {
 	XIO_UNIT_TEST(test_missing_edges),
 	XIO_UNIT_TEST(test_missing_model),
@@ -451,6 +504,7 @@ static const struct xio_unit_test tests[] = {
 	XIO_UNIT_TEST(test_megatron_refusals),
 	XIO_UNIT_TEST(test_codes_and_opts),
 	XIO_UNIT_TEST(test_gro_split),
+	XIO_UNIT_TEST(test_cc),
 	{ NULL, NULL },
 };
 

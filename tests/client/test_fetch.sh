@@ -13,10 +13,12 @@
 #      that never answers, a closed port, one that dies mid-transfer, server
 #      errors, a uint16 Megatron index, SIGTERM mid-read;
 #  (d) bad command lines exit 2 with one line; progress only on a terminal;
-#  (e) against the real xio-server (ports 22020-22022): address validation on
+#  (e) GRO trains from xio-server (UDP GSO answers), byte-exact, coalesced;
+#  (f) against the real xio-server (ports 22020-22022): address validation on
 #      (the cookie of STAT on every READ), a paced read outliving many
 #      rotations of a 1-second cookie secret, and validation off; exact
 #      outputs, the client's cookie_refreshes against the server's counters.
+# FLOWS=N runs every fetch with --flows N (make client-e2e runs 1 and 3).
 set -u
 . "$(dirname "$0")/lib.sh"
 FETCH=$BUILD/xio-fetch
@@ -29,7 +31,7 @@ gone() { if [ ! -e "$1" ] && ! ls -a "$(dirname "$1")" | grep -q '\.xio-'; then 
 # jq_is FILE EXPR: the stats JSON satisfies the jq boolean EXPR.
 jq_is() { if jq -e "$2" "$1" >/dev/null; then ok; else bad "$cur: $1 fails $2"; cat "$1"; fi; }
 
-F="$FETCH --quiet"
+F="$FETCH --quiet${FLOWS:+ --flows $FLOWS}"
 
 # ---- (a) byte-exact outputs ------------------------------------------------
 server 22000 clean --narrow 50
@@ -55,6 +57,9 @@ run 0 "raw through loss, with CRC" $F --crc --server 127.0.0.1:22001 tok.bin --o
 same "$T/out/lossy.u16" "$T/want/tok.u16"
 jq_is "$T/s2.json" '.tokens == '"$NTOK"' and .re_requests > 0 and .duplicates > 0 and .crc_errors > 0 and .malformed > 0 and .replies_uint16 > 0 and .replies_int32 > 0'
 jq_is "$T/s2.json" '(.replies_uint16 + .replies_int32 + .answers + .duplicates + .crc_errors + .malformed + .ignored) == .datagrams'
+# holes in answers are asked again at once; the rest after a timeout
+jq_is "$T/s2.json" '.gap_re_requests > 0 and .re_requests == .gap_re_requests + .timeout_re_requests and .cwnd_reductions > 0 and .cwnd > 0'
+jq_is "$T/s2.json" '([.flow_stats[].re_requests] | add) == .re_requests and ([.flow_stats[].tokens] | add) == .tokens'
 
 # A paced server (trains of 16 datagrams, 64 KiB of INT32, 40 ms apart):
 # an answer that is still arriving is never timed out, so with the default
@@ -65,7 +70,7 @@ run 0 "a paced server, default options" $F --server 127.0.0.1:23000 tok.bin --co
 	--out "$T/out/paced.u16" --stats-json "$T/s3.json"
 dd if="$T/want/tok.u16" of="$T/want/paced.u16" bs=2 count=327680 status=none
 same "$T/out/paced.u16" "$T/want/paced.u16"
-jq_is "$T/s3.json" '.tokens == 327680 and .re_requests == 0 and .timeouts == 0 and .duplicates == 0'
+jq_is "$T/s3.json" '.tokens == 327680 and .re_requests == 0 and .timeouts == 0 and .duplicates == 0 and .cwnd_reductions == 0'
 run 0 "the paced server again, right after" $F --server 127.0.0.1:23000 tok.bin --count 16384 \
 	--out "$T/out/paced2.u16" --stats-json "$T/s4.json"
 jq_is "$T/s4.json" '.tokens == 16384 and .re_requests == 0 and .timeouts == 0'
@@ -194,7 +199,24 @@ nlines 0
 run 0 "a terminal: a bar" script -qec "$FETCH --server 127.0.0.1:22001 tok.bin --count 500000 --out $T/out/p" /dev/null
 has_re $'\r\\[#+\\] 100\\.0% 500000/500000 tokens'
 
-# ---- (e) the real xio-server: address cookies ---------------------------------
+# ---- (e) GRO trains ---------------------------------------------------------------
+# xio-server sends each answer as UDP GSO trains; with UDP_GRO a buffer
+# brings a train (many datagrams a buffer), with --no-gro one datagram each.
+cur="xio-server"
+XIO_SERVER=$BUILD/xio-server
+"$XIO_SERVER" --root "$T/root" --bind 127.0.0.1 --port 22018 >"$T/xs.log" 2>&1 &
+PIDS+=($!)
+wait_for "$T/xs.log" '^xio-server: serving ' || { bad "xio-server did not start"; cat "$T/xs.log"; }
+run 0 "xio-server, GRO" $F --server 127.0.0.1:22018 tok.bin --out "$T/out/gro.u16" --stats-json "$T/s7.json"
+same "$T/out/gro.u16" "$T/want/tok.u16"
+jq_is "$T/s7.json" '.gro == true and .tokens == '"$NTOK"' and .rx_buffers * 4 < .datagrams and .recv_calls <= .rx_buffers'
+jq_is "$T/s7.json" '([.flow_stats[].tokens] | add) == .tokens and (.flow_stats | length) == .flows'
+run 0 "xio-server, no GRO" $F --no-gro --server 127.0.0.1:22018 tok.bin --out "$T/out/nogro.u16" --stats-json "$T/s8.json"
+same "$T/out/nogro.u16" "$T/want/tok.u16"
+jq_is "$T/s8.json" '.gro == false and .rx_buffers == .datagrams'
+
+
+# ---- (f) the real xio-server: address cookies ---------------------------------
 xio_server 22020 xs
 cur="xio-server, cookies on"
 run 0 "$cur" $F --crc --server 127.0.0.1:22020 tok.bin --out "$T/out/xs.u16" --stats-json "$T/xs1.json"
@@ -221,5 +243,5 @@ stop_server xo
 jq_is "$T/xo1.json" '.tokens == '"$NTOK"' and .cookie_refreshes == 0'
 jq_is "$T/xo.json" '.cookies == false and .cookies_issued == 0 and .errors == 0'
 
-echo "client-e2e: $pass checks passed, $fail failed"
+echo "client-e2e${FLOWS:+ (--flows $FLOWS)}: $pass checks passed, $fail failed"
 [ "$fail" -eq 0 ]

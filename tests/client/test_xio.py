@@ -79,6 +79,24 @@ class ClientTest(unittest.TestCase):
             self.c.read_ranges("tok.bin", [(0, 10), (n - 5, 10)])
         self.assertEqual(e.exception.code_name, "range")
 
+    def test_flows(self):
+        with xio.Client(SERVER, crc=True, flows=3, chunk=65_536, window=2) as c:
+            got = c.read_ranges("tok.bin", [(0, len(self.tok)), (1000, 300_000)])
+            self.assertEqual(got.tobytes(),
+                             np.concatenate([self.tok, self.tok[1000:301_000]]).tobytes())
+            fl = c.flow_stats()
+            self.assertEqual(len(fl), 3)
+            s = c.stats()
+            self.assertEqual(s["flows"], 3)
+            self.assertEqual(s["tokens"], len(self.tok) + 300_000)
+            for k in ("tokens", "datagrams", "requests", "re_requests", "duplicates"):
+                self.assertEqual(sum(f[k] for f in fl), s[k], k)
+            b = np.concatenate(list(c.batches("tok.bin", 100_000, prefetch=3)))
+            self.assertEqual(b.tobytes(), self.tok.tobytes())
+        with self.assertRaises(xio.XioError) as e:
+            xio.Client(SERVER, flows=65)
+        self.assertEqual(e.exception.code_name, "bad_argument")
+
     def test_read_bytes(self):
         raw = self.c.read_bytes("ds.idx")
         with open(os.path.join(os.environ["XCL_ROOT"], "ds.idx"), "rb") as f:

@@ -98,14 +98,15 @@ class Client(_Handle):
     _free = staticmethod(lib.xio_close)
 
     def __init__(self, server, *, chunk=None, window=None, timeout_ms=None, retries=None,
-                 crc=False, saturate=False, max_count=None, rcvbuf=None):
+                 crc=False, saturate=False, max_count=None, rcvbuf=None, flows=None, gro=True):
         o = _lib.Opts()
         lib.xio_opts_init(ctypes.byref(o))
         for name, v in (("chunk_tokens", chunk), ("window", window), ("timeout_ms", timeout_ms),
-                        ("retries", retries), ("max_count", max_count), ("rcvbuf", rcvbuf)):
+                        ("retries", retries), ("max_count", max_count), ("rcvbuf", rcvbuf),
+                        ("flows", flows)):
             if v is not None:
                 setattr(o, name, int(v))
-        o.crc, o.saturate = int(bool(crc)), int(bool(saturate))
+        o.crc, o.saturate, o.gro = int(bool(crc)), int(bool(saturate)), int(bool(gro))
         self.server = server
         self._opts = o
         h, err = ctypes.c_void_p(), _lib.Error()
@@ -182,10 +183,20 @@ class Client(_Handle):
         return Batches(self, path, batch_tokens, prefetch, rank, world, first, count or 0, copy)
 
     def stats(self):
-        """The client's counters (xio_stats) as a dict."""
+        """The client's counters (xio_stats) as a dict: its flows' added up."""
         st = _lib.Stats()
         lib.xio_client_stats(self._handle(), ctypes.byref(st))
         return _stats_dict(st)
+
+    def flow_stats(self):
+        """Each flow's own counters: a list of dicts, one per flow."""
+        out = []
+        for i in range(lib.xio_client_flows(self._handle())):
+            st, err = _lib.Stats(), _lib.Error()
+            _check(lib.xio_client_flow_stats(self._h, i, ctypes.byref(st), ctypes.byref(err)),
+                   err)
+            out.append(_stats_dict(st))
+        return out
 
 
 def _err(code, msg):

@@ -21,14 +21,15 @@ class Error(ctypes.Structure):
 class Opts(ctypes.Structure):
     _fields_ = [(name, c_u32) for name in (
         "chunk_tokens", "window", "timeout_ms", "retries", "max_count", "rcvbuf", "crc",
-        "saturate", "gro")]
+        "saturate", "gro", "flows")]
 
 
 STATS_FIELDS = (
     "tokens", "bytes", "datagrams", "bytes_received", "replies_uint16", "replies_int32",
     "data_replies", "answers", "requests", "re_requests", "timeouts", "duplicates",
     "crc_errors", "malformed", "ignored", "clamped", "refused", "srtt_us", "rttvar_us",
-    "rto_us", "rcvbuf", "recv_calls", "rx_buffers", "gro", "cookie_refreshes")
+    "rto_us", "rcvbuf", "recv_calls", "rx_buffers", "gro", "flows", "gap_re_requests",
+    "timeout_re_requests", "cwnd", "cwnd_reductions", "cookie_refreshes")
 
 
 class Stats(ctypes.Structure):
@@ -71,6 +72,8 @@ def _declare(lib):
         "xio_readv": (ctypes.c_int, [vp, ctypes.c_char_p, vp, ctypes.c_size_t, vp, p(Error)]),
         "xio_read_bytes": (ctypes.c_int, [vp, ctypes.c_char_p, c_u64, c_u64, vp, p(Error)]),
         "xio_client_stats": (None, [vp, p(Stats)]),
+        "xio_client_flows": (c_u32, [vp]),
+        "xio_client_flow_stats": (ctypes.c_int, [vp, c_u32, p(Stats), p(Error)]),
         "xio_shard": (ctypes.c_int, [c_u64, c_u64, c_u32, c_u32, p(c_u64), p(c_u64)]),
         "xio_stream_opts_init": (None, [p(StreamOpts), c_u64]),
         "xio_stream_open": (ctypes.c_int, [vp, ctypes.c_char_p, p(StreamOpts), p(vp), p(Error)]),
