@@ -19,10 +19,20 @@
  *   success and -code (enum xio_code) on failure, and fills *err (may be
  *   NULL) with the code and a one-line message naming the problem.
  * - No global state. A client handle may be shared by threads: its calls
- *   are serialised. A stream is used by one consumer thread at a time; it
- *   fetches on its own thread and socket.
+ *   are serialised. A client has opts.flows flows, each a UDP socket of its
+ *   own (its own source port); a read runs flow 0 on the caller's thread
+ *   and the others on threads it starts and joins, all taking chunks from
+ *   one dispenser. A stream is used by one consumer thread at a time; it
+ *   fetches on a thread of its own, with flows of its own (as many sockets
+ *   as the client's flows).
  * - Tokens are little-endian UINT16 in the caller's memory, token i of the
  *   range at index i.
+ * - struct xio_opts and struct xio_stats are allocated by the caller and
+ *   only ever grow at their end; each time they grow the soname's major
+ *   number goes up (libxio.so.1: gro and flows in xio_opts, the counters
+ *   from recv_calls on in xio_stats), so a program built against an older
+ *   xio.h fails to load instead of passing a short structure. Fill options
+ *   with xio_opts_init() and change only the fields you mean to.
  */
 #ifndef XIO_H
 #define XIO_H
@@ -68,8 +78,9 @@ XIO_API const char *xio_code_name(int code);
 
 /* Options of a client. xio_opts_init() sets the defaults shown. */
 struct xio_opts {
-	uint32_t chunk_tokens; /* tokens per READ_REQUEST, 1..16777216 (262144) */
-	uint32_t window;       /* READ_REQUESTs outstanding at once, 1..256 (8) */
+	uint32_t chunk_tokens; /* most tokens per READ_REQUEST, 1..16777216 (262144) */
+	uint32_t window;       /* READ_REQUESTs outstanding at once per flow, at most:
+				  the congestion window decides how many, 1..256 (8) */
 	uint32_t timeout_ms;   /* first timeout, and ceiling of the adaptive one (500) */
 	uint32_t retries;      /* re-requests of a range that brings nothing, before
 				  giving up (8): a dead server fails after at most
@@ -217,8 +228,8 @@ XIO_API void xio_stream_opts_init(struct xio_stream_opts *o, uint64_t batch_toke
 struct xio_stream;
 
 /* Stats the file, shards the range, starts fetching. The stream uses the
- * client's server and options on a socket of its own; the client may be
- * closed while the stream lives. */
+ * client's server and options on flows (sockets) of its own; the client
+ * may be closed while the stream lives. */
 XIO_API int xio_stream_open(struct xio_client *c, const char *path,
 			    const struct xio_stream_opts *o, struct xio_stream **out,
 			    struct xio_error *err);

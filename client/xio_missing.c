@@ -42,10 +42,10 @@ uint64_t xio_missing_mark(struct xio_missing *m, uint64_t a, uint64_t b)
 	return fresh;
 }
 
-/* The first unit at or after from whose bit equals want, or n. */
-static uint64_t find_bit(const struct xio_missing *m, uint64_t from, int want)
+/* The first unit in [from, end) whose bit equals want, or end. */
+static uint64_t find_bit(const struct xio_missing *m, uint64_t from, uint64_t end, int want)
 {
-	uint64_t nw = xio_missing_words(m->n);
+	uint64_t nw = xio_missing_words(end);
 
 	for (uint64_t w = from / 64; w < nw; w++) {
 		uint64_t v = want ? m->bits[w] : ~m->bits[w];
@@ -55,24 +55,32 @@ static uint64_t find_bit(const struct xio_missing *m, uint64_t from, int want)
 		if (v) {
 			uint64_t i = w * 64 + (uint64_t)__builtin_ctzll(v);
 
-			return i < m->n ? i : m->n;
+			return i < end ? i : end;
 		}
 	}
-	return m->n;
+	return end;
+}
+
+int xio_missing_next_in(const struct xio_missing *m, uint64_t from, uint64_t end,
+			struct xio_range *r)
+{
+	uint64_t a;
+
+	if (end > m->n)
+		end = m->n;
+	if (from >= end || m->got == m->n)
+		return 0;
+	a = find_bit(m, from, end, 0);
+	if (a >= end)
+		return 0;
+	r->a = a;
+	r->b = find_bit(m, a, end, 1);
+	return 1;
 }
 
 int xio_missing_next(const struct xio_missing *m, uint64_t from, struct xio_range *r)
 {
-	uint64_t a;
-
-	if (from >= m->n || m->got == m->n)
-		return 0;
-	a = find_bit(m, from, 0);
-	if (a >= m->n)
-		return 0;
-	r->a = a;
-	r->b = find_bit(m, a, 1);
-	return 1;
+	return xio_missing_next_in(m, from, m->n, r);
 }
 
 size_t xio_missing_ranges(const struct xio_missing *m, struct xio_range *out, size_t max)

@@ -73,6 +73,11 @@ XIO_HIDDEN void xio_missing_reset(struct xio_missing *m, uint64_t *bits, uint64_
 XIO_HIDDEN uint64_t xio_missing_mark(struct xio_missing *m, uint64_t a, uint64_t b);
 /* The first missing run at or after from: 1 and [*a, *b), or 0. */
 XIO_HIDDEN int xio_missing_next(const struct xio_missing *m, uint64_t from, struct xio_range *r);
+/* The same within [from, end): the run cut at end; the bits past end are
+ * not looked at (a datagram's placement costs its own length, not the
+ * chunk's). */
+XIO_HIDDEN int xio_missing_next_in(const struct xio_missing *m, uint64_t from, uint64_t end,
+				   struct xio_range *r);
 /* The ranges to ask again, at most max (>= 1): the missing runs in order,
  * the last one stretched over all that is still missing after it. Returns
  * how many. */
@@ -192,6 +197,8 @@ static inline const uint8_t *xio_conn_rx(const struct xio_conn *c, int i)
 #define XIO_GAPS_MAX 3      /* holes tracked per request (more: the timeout) */
 #define XIO_REORDER_THRESHOLD 3 /* datagrams past a hole before it is a loss
 				   (RFC 9002's kPacketThreshold) */
+#define XIO_GAP_WATCH 32    /* requests with holes a flow watches for the time rule */
+#define XIO_GAP_TIME_MIN_NS 1000000ull /* the time rule's least wait */
 
 /* ---- xio_cookie.c: the address cookie (xio-read 1.2) ---- */
 
@@ -222,6 +229,7 @@ struct xio_req {
 	uint64_t sent_ns;
 	uint64_t expect;    /* where its answer has reached: the end of the furthest
 			       datagram received (a server answers in order) */
+	uint64_t end_ns;    /* when it reached the end of the range (0: not yet) */
 	uint8_t ngaps;
 	struct xio_gap {
 		uint64_t a, b;  /* a hole the answer left behind it */
@@ -265,6 +273,8 @@ struct xio_flow {
 	uint64_t low;           /* the lowest dst index it is reading (UINT64_MAX: none);
 				   under the read's lock when it falls */
 	struct xio_cc cc;
+	uint32_t watch[XIO_GAP_WATCH]; /* stream_ids of requests with holes */
+	unsigned nwatch;
 	uint64_t inflight;      /* bytes asked for and not received (4 a token, 1 a
 				   byte) */
 	struct xio_cookie *cookie; /* that of its local address, in the engine's table */

@@ -150,6 +150,7 @@ static void send_request(struct job *j, uint32_t slot, uint64_t a, uint64_t b, e
 	r->a = a;
 	r->b = b;
 	r->expect = a;
+	r->end_ns = 0;
 	r->sent_ns = now;
 	e->st.requests++;
 	e->st.re_requests += why != FIRST_TRY;
@@ -434,8 +435,8 @@ static bool repair_gap(struct job *j, struct xio_slot *s, uint64_t a, uint64_t b
 	struct xio_range m;
 	bool any = false;
 
-	while (xio_missing_next(&s->miss, from, &m) && m.a < end) {
-		send_request(j, slot, s->start + m.a, s->start + (m.b < end ? m.b : end), GAP, now);
+	while (xio_missing_next_in(&s->miss, from, end, &m)) {
+		send_request(j, slot, s->start + m.a, s->start + m.b, GAP, now);
 		any = true;
 		from = m.b;
 	}
@@ -451,10 +452,17 @@ static bool repair_gap(struct job *j, struct xio_slot *s, uint64_t a, uint64_t b
 static void track_gaps(struct job *j, struct xio_req *r, struct xio_slot *s, uint64_t first,
 		       uint64_t n, uint64_t now)
 {
-	if (first > r->expect && r->ngaps < XIO_GAPS_MAX)
+	struct xio_flow *f = j->f;
+
+	if (first > r->expect && r->ngaps < XIO_GAPS_MAX) {
 		r->gaps[r->ngaps++] = (struct xio_gap){ r->expect, first, 0 };
+		if (r->ngaps == 1 && f->nwatch < XIO_GAP_WATCH)
+			f->watch[f->nwatch++] = r->id;
+	}
 	if (first + n > r->expect)
 		r->expect = first + n;
+	if (r->expect >= r->b && !r->end_ns)
+		r->end_ns = now;
 	for (unsigned i = 0; i < r->ngaps;) {
 		struct xio_gap *g = &r->gaps[i];
 
@@ -466,6 +474,46 @@ static void track_gaps(struct job *j, struct xio_req *r, struct xio_slot *s, uin
 		}
 		i++;
 	}
+}
+
+/* The time rule, for holes too near the end of an answer to have 3
+ * datagrams after them: once the answer has reached the end of its range,
+ * a hole still open after a quarter of the round trip (at least 1 ms) is
+ * lost, as RFC 9002's time threshold declares a packet lost. Runs with the
+ * socket drained; returns when it must look again (UINT64_MAX: nothing to
+ * watch). */
+static uint64_t check_tail_gaps(struct job *j, uint64_t now)
+{
+	struct xio_flow *f = j->f;
+	uint64_t wait = f->rtt.srtt * 1000 / 4, next = UINT64_MAX;
+
+	if (wait < XIO_GAP_TIME_MIN_NS)
+		wait = XIO_GAP_TIME_MIN_NS;
+	for (unsigned i = 0; i < f->nwatch;) {
+		struct xio_req *r = xio_flow_find_req(f, f->watch[i]);
+		struct xio_slot *s;
+		bool lost = false;
+
+		if (!r || r->ngaps == 0 || r->opcode != XIO_OP_READ_REQUEST ||
+		    f->slots[r->slot].chunk_seq != r->chunk_seq) {
+			f->watch[i] = f->watch[--f->nwatch]; /* settled, or its chunk is done */
+			continue;
+		}
+		if (!r->end_ns || now < r->end_ns + wait) {
+			if (r->end_ns && r->end_ns + wait < next)
+				next = r->end_ns + wait;
+			i++;
+			continue;
+		}
+		s = &f->slots[r->slot];
+		for (unsigned k = 0; k < r->ngaps; k++)
+			lost |= repair_gap(j, s, r->gaps[k].a, r->gaps[k].b, now);
+		if (lost)
+			xio_cc_on_loss(&f->cc, r->sent_ns, now);
+		r->ngaps = 0;
+		f->watch[i] = f->watch[--f->nwatch];
+	}
+	return next;
 }
 
 static void on_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_t len,
@@ -513,19 +561,18 @@ static void on_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_
 	}
 	track_gaps(j, r, s, h->first_token, n, now);
 	rel = h->first_token - s->start;
-	if (!xio_missing_next(&s->miss, rel, &m) || m.a >= rel + n) {
+	if (!xio_missing_next_in(&s->miss, rel, rel + n, &m)) {
 		e->st.duplicates++;
 		return;
 	}
 	do {
-		uint64_t end = m.b < rel + n ? m.b : rel + n;
-		int rc = place(j, s, payload, width, rel, m.a, end);
+		int rc = place(j, s, payload, width, rel, m.a, m.b);
 
 		if (rc < 0) {
 			fail_job(j, rc);
 			return;
 		}
-	} while (xio_missing_next(&s->miss, m.b, &m) && m.a < rel + n);
+	} while (xio_missing_next_in(&s->miss, m.b, rel + n, &m));
 	fresh = xio_missing_mark(&s->miss, rel, rel + n);
 	e->inflight -= fresh * j->width;
 	xio_cc_on_received(&e->cc, fresh * j->width, r->sent_ns);
@@ -752,8 +799,12 @@ static void run_flow(struct job *j, bool reporter)
 		uint64_t deadline = UINT64_MAX;
 		bool drained = receive(j);
 
-		if (drained && !stopped(j))
+		if (drained && !stopped(j)) {
+			uint64_t tail = check_tail_gaps(j, xio_now_ns());
+
 			deadline = check_timers(j, xio_now_ns());
+			deadline = tail < deadline ? tail : deadline;
+		}
 		fill_window(j, xio_now_ns());
 		xio_conn_flush(&e->conn, &e->st.refused);
 		if (reporter)
@@ -771,6 +822,7 @@ static void run_flow(struct job *j, bool reporter)
 	for (uint32_t i = 0; i < j->opts->window; i++)
 		e->slots[i].chunk_seq = 0; /* answers still on the way are late */
 	e->inflight = 0;
+	e->nwatch = 0;
 	__atomic_store_n(&e->low, UINT64_MAX, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&j->rd->lock);
 	j->rd->running--;

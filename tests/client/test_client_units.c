@@ -122,6 +122,31 @@ static void test_missing_model(void)
 				       "round %d: %zu runs, model %zu", round, i, k))
 				return;
 		}
+		/* within a window [lo, hi): the model's runs cut to it */
+		for (int q = 0; q < 20; q++) {
+			uint64_t lo = xio_unit_rand() % n, hi = lo + 1 + xio_unit_rand() % (n - lo);
+			uint64_t from = lo, u = lo;
+			struct xio_range r;
+
+			while (xio_missing_next_in(&m, from, hi, &r)) {
+				while (u < hi && got[u])
+					u++;
+				if (!XIO_CHECK(r.a == u && r.b <= hi && r.a < r.b, "round %d in %llu..%llu: "
+					       "run at %llu, model %llu", round, (unsigned long long)lo,
+					       (unsigned long long)hi, (unsigned long long)r.a,
+					       (unsigned long long)u))
+					return;
+				while (u < r.b && !got[u])
+					u++;
+				XIO_CHECK(u == r.b, "round %d: run ends at %llu, model %llu", round,
+					  (unsigned long long)r.b, (unsigned long long)u);
+				from = r.b;
+			}
+			while (u < hi && got[u])
+				u++;
+			XIO_CHECK(u == hi, "round %d: a missing unit %llu in %llu..%llu not listed", round,
+				  (unsigned long long)u, (unsigned long long)lo, (unsigned long long)hi);
+		}
 	}
 }
 
