@@ -10,8 +10,8 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 server 22100 lossy --drop 3 --dup 3 --reorder 3 --late 2 --narrow 50 --corrupt 2 --garbage 3 --seed 11
-xio_server 22102 xs --cookie-rotate 1 --rate 0.025
-xio_server 22103 xo --cookies off
+xio_server 22102 ckrot --cookie-rotate 1 --rate 0.025
+xio_server 22103 ckoff --cookies off
 [ "$BUILD" = build ] || export XIO_LIB=$(cd "$BUILD" && pwd)/libxio.so
 XCL_SERVER=127.0.0.1:22100 XCL_DEAD=127.0.0.1:22101 XCL_WANT=$T/want XCL_ROOT=$T/root \
 	XIO_SERVER=127.0.0.1:22102 XIO_SERVER_OFF=127.0.0.1:22103 \
