@@ -287,7 +287,7 @@ struct xio_engine {
 	struct xio_cookie *cookies; /* one per local address of the flows */
 	uint32_t ncookies;
 	int wake_fd;            /* eventfd: a stream closed, or a flow of the read failed */
-	volatile bool canceled; /* the stream was closed */
+	bool canceled;          /* the stream was closed (atomic) */
 	uint64_t slot_units;    /* most units of a chunk */
 	xio_progress_fn progress;
 	void *progress_arg;
@@ -304,6 +304,14 @@ XIO_HIDDEN void xio_engine_fini(struct xio_engine *e);
 /* A fresh non-zero stream_id of a flow and its table entry. */
 XIO_HIDDEN struct xio_req *xio_flow_new_req(struct xio_flow *f);
 XIO_HIDDEN struct xio_req *xio_flow_find_req(struct xio_flow *f, uint32_t id);
+/* The one place a request is built: a new stream_id, the request queued
+ * on the flow's socket (sent by xio_conn_flush), a READ_REQUEST with the
+ * address cookie of the flow's local address when there is one, its table
+ * entry with opcode, sent_ns and the cookie filled in, counted in
+ * requests. */
+XIO_HIDDEN struct xio_req *xio_flow_request(struct xio_flow *f, uint8_t opcode, uint64_t first,
+					    uint32_t count, uint16_t max_count, uint8_t options,
+					    const char *path, size_t path_len, uint64_t now);
 /* A flow's counters with its timer's state filled in. */
 XIO_HIDDEN void xio_flow_stats(const struct xio_flow *f, struct xio_stats *st);
 /* The engine's: the flows' counters summed (docs/client.md says how the

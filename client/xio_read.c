@@ -1,18 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * xio_read.c: the windowed read. The spans asked for (one range, or many
- * ranges of one file) are cut into chunks, none crossing the end of a
- * span; up to `window` of them are asked for at once, each by a
- * READ_REQUEST, and each is placed at its span's offset in the caller's
- * memory. Every
- * answer datagram is checked (header, dtype and length, CRC32C as it
- * arrived, the request it answers and that request's range) and placed at
- * its first_token: UINT16 payloads (narrowed on the way) are copied,
- * INT32 payloads are narrowed here by the stage core's SIMD kernels. Only
- * units not received yet are placed and counted, so duplicates and late
- * answers change nothing. A chunk whose answer stops for a timeout (the
- * adaptive one of xio_rtt.c) is asked again for exactly its missing
- * ranges, with new stream_ids, until `retries` timeouts in a row bring
- * nothing.
+ * xio_read.c: the windowed read over flows. The spans asked for (one
+ * range, or many ranges of one file) are handed out as chunks by one
+ * dispenser, none crossing the end of a span; each flow (a socket, flow 0
+ * on the caller's thread, the others on threads of their own) takes a
+ * chunk whenever its congestion window (xio_cc.c) has room and one of its
+ * `window` slots is free, asks for it by a READ_REQUEST sized to that room,
+ * and places it at its span's offset in the caller's memory. Every answer
+ * datagram is checked (header, dtype and length, CRC32C as it arrived, the
+ * request it answers and that request's range) and placed at its
+ * first_token: UINT16 payloads (narrowed on the way) are copied, INT32
+ * payloads are narrowed here by the stage core's SIMD kernels. Only units
+ * not received yet are placed and counted, so duplicates and late answers
+ * change nothing. A hole an answer leaves behind it is asked again at once
+ * when 3 datagrams have passed it, or when the answer reached its end and
+ * a little time passed (RFC 9002's packet and time thresholds); a chunk
+ * whose answer stops for a timeout (the adaptive one of xio_rtt.c) is
+ * asked again for exactly its missing ranges, with new stream_ids, until
+ * `retries` timeouts in a row bring nothing. The first failure of any
+ * flow ends the read.
  *
  * Address validation (xio-read 1.2): every READ_REQUEST carries the cookie
  * of its flow's local address when the server gave one. ERROR_REPLY
@@ -70,9 +75,9 @@ struct read {
 	struct xio_engine *e;
 	pthread_mutex_t lock;
 	struct dispenser d;     /* under lock */
-	volatile int rc;        /* the first failure of any flow */
+	int rc;                 /* the first failure of any flow (atomic) */
 	struct xio_error *err;  /* the caller's: the first failure's, under lock */
-	volatile unsigned running; /* flows still reading, under lock */
+	unsigned running;       /* flows still reading (atomic) */
 	uint64_t fresh_ns;      /* when some flow last received new units (atomic) */
 	uint64_t fresh_sent_ns; /* when the request they answered went out (atomic) */
 };
@@ -106,7 +111,7 @@ struct job {
 /* Some flow failed: this one stops too. */
 static bool stopped(const struct job *j)
 {
-	return j->rc != 0 || j->rd->rc != 0;
+	return j->rc != 0 || __atomic_load_n(&j->rd->rc, __ATOMIC_ACQUIRE) != 0;
 }
 
 /* The flow's lowest dst index being read: it falls (under the read's lock,
@@ -125,34 +130,25 @@ static void update_low(struct job *j)
 
 enum why { FIRST_TRY, GAP, TIMEOUT, COOKIE }; /* why a request is sent */
 
-/* Builds and queues one READ_REQUEST: the one place a request's bytes are
- * made. */
+/* Asks for units [a, b) of slot's chunk. */
 static void send_request(struct job *j, uint32_t slot, uint64_t a, uint64_t b, enum why why,
 			 uint64_t now)
 {
 	struct xio_flow *e = j->f;
-	struct xio_req *r = xio_flow_new_req(e);
-	uint8_t *buf = xio_conn_tx_buf(&e->conn, &e->st.refused);
 	uint32_t max_count = j->opts->max_count;
 	uint8_t options = (uint8_t)((j->raw ? XIO_OPT_RAW : 0) | (j->opts->crc ? XIO_OPT_CRC : 0));
-	size_t len;
+	struct xio_req *r;
 
 	if (j->raw && max_count) /* RAW answers count bytes */
 		max_count = max_count * 4 > 65535 ? 65535 : max_count * 4;
-	len = xio_request_build(buf, XIO_TX_SLOT, XIO_OP_READ_REQUEST, r->id, a, (uint32_t)(b - a),
-				(uint16_t)max_count, options, j->path, j->path_len);
-	len = xio_cookie_add(e->cookie, r, buf, len);
-	xio_conn_tx_commit(&e->conn, len);
-	r->opcode = XIO_OP_READ_REQUEST;
+	r = xio_flow_request(e, XIO_OP_READ_REQUEST, a, (uint32_t)(b - a), (uint16_t)max_count,
+			     options, j->path, j->path_len, now);
 	r->first_try = why == FIRST_TRY;
 	r->slot = slot;
 	r->chunk_seq = e->slots[slot].chunk_seq;
 	r->a = a;
 	r->b = b;
 	r->expect = a;
-	r->end_ns = 0;
-	r->sent_ns = now;
-	e->st.requests++;
 	e->st.re_requests += why != FIRST_TRY;
 	e->st.gap_re_requests += why == GAP;
 	e->st.timeout_re_requests += why == TIMEOUT;
@@ -212,9 +208,9 @@ static void fail_job(struct job *j, int rc)
 	j->rc = rc;
 	pthread_mutex_lock(&rd->lock);
 	if (rd->rc == 0) {
-		rd->rc = rc;
 		if (rd->err)
 			*rd->err = j->own_err;
+		__atomic_store_n(&rd->rc, rc, __ATOMIC_RELEASE);
 		if (rd->e->nflows > 1) {
 			uint64_t one = 1;
 
@@ -783,7 +779,7 @@ static bool receive(struct job *j)
 	return false;
 }
 
-#define TAIL_POLL_NS 5000000 /* flow 0, done, reports progress while others finish */
+#define TAIL_POLL_NS 250000 /* flow 0, done, reports progress while others finish */
 
 /* One flow's loop: chunks from the dispenser until it is empty and the
  * flow's own chunks are complete, or some flow fails. */
@@ -795,7 +791,8 @@ static void run_flow(struct job *j, bool reporter)
 	j->last_fresh_ns = xio_now_ns();
 	fill_window(j, j->last_fresh_ns);
 	xio_conn_flush(&e->conn, &e->st.refused);
-	while (!stopped(j) && (j->active > 0 || (reporter && j->rd->running > 1))) {
+	while (!stopped(j) &&
+	       (j->active > 0 || (reporter && __atomic_load_n(&j->rd->running, __ATOMIC_ACQUIRE) > 1))) {
 		uint64_t deadline = UINT64_MAX;
 		bool drained = receive(j);
 
@@ -811,12 +808,17 @@ static void run_flow(struct job *j, bool reporter)
 			report_progress(j);
 		if (stopped(j) || !drained)
 			continue; /* failed, or more waiting to be read */
-		if (j->active == 0) /* done: the other flows are finishing */
+		if (j->active == 0) {
+			/* done: alone, the loop's test ends it; flow 0 polls
+			 * while the other flows finish, to report progress */
+			if (!reporter || __atomic_load_n(&j->rd->running, __ATOMIC_ACQUIRE) <= 1)
+				continue;
 			deadline = xio_now_ns() + TAIL_POLL_NS;
+		}
 		rc = xio_conn_wait(&e->conn, j->rd->e->wake_fd, deadline, j->err);
 		if (rc < 0)
 			fail_job(j, rc);
-		else if (rc == 2 && j->rd->e->canceled)
+		else if (rc == 2 && __atomic_load_n(&j->rd->e->canceled, __ATOMIC_ACQUIRE))
 			fail_job(j, xio_fail(j->err, XIO_ECANCELED, "%s: canceled", j->path));
 	}
 	for (uint32_t i = 0; i < j->opts->window; i++)
@@ -824,9 +826,7 @@ static void run_flow(struct job *j, bool reporter)
 	e->inflight = 0;
 	e->nwatch = 0;
 	__atomic_store_n(&e->low, UINT64_MAX, __ATOMIC_RELEASE);
-	pthread_mutex_lock(&j->rd->lock);
-	j->rd->running--;
-	pthread_mutex_unlock(&j->rd->lock);
+	__atomic_sub_fetch(&j->rd->running, 1, __ATOMIC_RELEASE);
 }
 
 static void *flow_thread(void *arg)
@@ -880,7 +880,7 @@ int xio_engine_readv(struct xio_engine *e, const char *path, const struct xio_sp
 	if (!dst || rd.d.total == 0)
 		return xio_fail(err, XIO_EARG, "%s: nothing to read into (count %llu)", path,
 				(unsigned long long)rd.d.total);
-	if (e->canceled)
+	if (__atomic_load_n(&e->canceled, __ATOMIC_ACQUIRE))
 		return xio_fail(err, XIO_ECANCELED, "%s: canceled", path);
 	drain_wake(e);
 	if (count_chunks(&rd.d, chunk) < nflows)
@@ -901,9 +901,8 @@ int xio_engine_readv(struct xio_engine *e, const char *path, const struct xio_sp
 	/* flows 1.. on threads of their own, flow 0 on the caller's */
 	for (uint32_t i = 1; i < nflows; i++)
 		if (pthread_create(&jobs[i].thread, NULL, flow_thread, &jobs[i]) != 0) {
-			pthread_mutex_lock(&rd.lock);
-			rd.running -= nflows - i; /* fewer flows: the dispenser serves the rest */
-			pthread_mutex_unlock(&rd.lock);
+			/* fewer flows: the dispenser serves the rest */
+			__atomic_sub_fetch(&rd.running, nflows - i, __ATOMIC_RELEASE);
 			nflows = i;
 			break;
 		}

@@ -14,18 +14,12 @@
 struct xio_req *xio_flow_send_stat(struct xio_flow *e, const char *path, size_t plen,
 				   uint64_t stat_no, bool first_try)
 {
-	struct xio_req *r = xio_flow_new_req(e);
-	uint8_t *buf = xio_conn_tx_buf(&e->conn, &e->st.refused);
-	size_t len = xio_request_build(buf, XIO_TX_SLOT, XIO_OP_STAT_REQUEST, r->id, 0, 0, 0, 0,
-				       path, plen);
+	struct xio_req *r = xio_flow_request(e, XIO_OP_STAT_REQUEST, 0, 0, 0, 0, path, plen,
+					     xio_now_ns());
 
-	xio_conn_tx_commit(&e->conn, len);
 	xio_conn_flush(&e->conn, &e->st.refused);
-	r->opcode = XIO_OP_STAT_REQUEST;
 	r->first_try = first_try;
 	r->chunk_seq = stat_no;
-	r->sent_ns = xio_now_ns();
-	e->st.requests++;
 	if (!first_try)
 		e->st.re_requests++;
 	return r;
@@ -110,7 +104,7 @@ int xio_engine_stat(struct xio_engine *eng, const char *path, struct xio_stat *s
 				   last + xio_rtt_timeout(&e->rtt, fails) * 1000, err);
 		if (rc < 0)
 			return rc;
-		if (rc == 2 && eng->canceled)
+		if (rc == 2 && __atomic_load_n(&eng->canceled, __ATOMIC_ACQUIRE))
 			return xio_fail(err, XIO_ECANCELED, "%s: canceled", path);
 		if (rc == 0) {
 			e->st.timeouts++;
