@@ -60,7 +60,7 @@ enum xio_srv_send_reason {
 	C(refused, "refused", "Datagrams from outside the allow list (not answered)")            \
 	C(ignored, "ignored", "Datagrams that are not XIO requests (not answered)")              \
 	C(cache_hits, NULL, "Requests served from the open-file cache")                          \
-	C(cache_opens, NULL, "Files opened (open-file cache misses)")                           \
+	C(cache_opens, NULL, "Files opened (open-file cache misses)")                            \
 	C(cookies_issued, NULL, "STAT_REPLY answers that carried an address cookie")
 
 #define XIO_SRV_FIELD(name, line, help) uint64_t name;
