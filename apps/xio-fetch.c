@@ -386,6 +386,7 @@ static void write_stats(const struct fetch *x, const char *error)
 	xio_json_u64(&j, "timeout_re_requests", s.timeout_re_requests);
 	xio_json_u64(&j, "cwnd", s.cwnd);
 	xio_json_u64(&j, "cwnd_reductions", s.cwnd_reductions);
+	xio_json_u64(&j, "cookie_refreshes", s.cookie_refreshes);
 	write_flow_stats(&j, x->c);
 	if (error)
 		xio_json_str(&j, "error", error);

@@ -2,15 +2,17 @@
  * xio_stat.c: STAT_REQUEST, asked again after each timeout (a new
  * stream_id each time, any of them may answer) up to `retries` times; the
  * first try's answer, if it was never asked again (Karn), is a round-trip
- * sample for the adaptive timeout. A STAT goes out on flow 0.
+ * sample for the adaptive timeout. A STAT goes out on flow 0. A
+ * STAT_REPLY also brings the address cookie of xio-read 1.2 (bytes 16..31
+ * of a 32-byte body), which every READ_REQUEST then carries.
  */
 #include <string.h>
 
 #include "xio_msg.h"
 #include "xio_priv.h"
 
-static struct xio_req *send_stat(struct xio_flow *e, const char *path, size_t plen,
-				 uint64_t stat_no, bool first_try)
+struct xio_req *xio_flow_send_stat(struct xio_flow *e, const char *path, size_t plen,
+				   uint64_t stat_no, bool first_try)
 {
 	struct xio_req *r = xio_flow_request(e, XIO_OP_STAT_REQUEST, 0, 0, 0, 0, path, plen,
 					     xio_now_ns());
@@ -68,6 +70,7 @@ static int on_datagram(struct xio_flow *e, const char *path, uint64_t stat_no,
 		return 1;
 	}
 	e->st.answers++;
+	xio_cookie_take(e->cookie, b, len, &h);
 	if (r->first_try)
 		xio_rtt_sample(&e->rtt, (now - r->sent_ns) / 1000);
 	st->tokens = st->size / 4;
@@ -90,7 +93,7 @@ int xio_engine_stat(struct xio_engine *eng, const char *path, struct xio_stat *s
 	if (rc < 0)
 		return rc;
 	memset(st, 0, sizeof(*st));
-	first = send_stat(e, path, plen, stat_no, true);
+	first = xio_flow_send_stat(e, path, plen, stat_no, true);
 	first_id = first->id;
 	last = xio_now_ns();
 	for (;;) {
@@ -114,7 +117,7 @@ int xio_engine_stat(struct xio_engine *eng, const char *path, struct xio_stat *s
 			xio_rtt_backoff(&e->rtt, fails);
 			if (first->id == first_id)
 				first->first_try = 0; /* Karn: its answer is no sample now */
-			send_stat(e, path, plen, stat_no, false);
+			xio_flow_send_stat(e, path, plen, stat_no, false);
 			last = xio_now_ns();
 			continue;
 		}

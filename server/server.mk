@@ -8,7 +8,8 @@ SERVER_HDRS := $(wildcard server/*.h stages/*.h common/*.h)
 SERVER_LIB  := $(BUILD)/libxio_server.a
 SERVER_BIN  := $(BUILD)/xio-server
 SERVER_INC  := -Iserver
-SERVER_LIBS := $(ISAL_LIBS) $(COMMON_LIBS)
+SODIUM_LIBS := $(shell $(PKGCONF) --libs libsodium 2>/dev/null || echo -lsodium)
+SERVER_LIBS := $(ISAL_LIBS) $(SODIUM_LIBS) $(COMMON_LIBS)
 
 $(BUILD)/server/%.o: server/%.c $(SERVER_HDRS)
 	@mkdir -p $(@D)

@@ -50,12 +50,19 @@ static int usage(void)
 	       "  --idle-exit MS      stop after MS milliseconds without a datagram\n"
 	       "  --metrics ADDR:PORT serve the counters to Prometheus at\n"
 	       "                      http://ADDR:PORT/metrics (127.0.0.1:9101, [::1]:9101)\n"
+	       "  --cookies on|off    address validation (xio-read 1.2): READ only with the\n"
+	       "                      cookie STAT_REPLY gives, so forged sources get no data\n"
+	       "                      (default on; off for 1.0 clients on a trusted network)\n"
+	       "  --cookie-rotate S   the cookie secret's rotation period, 1..%u (default %u)\n"
+	       "  --cookie-secret FILE  the secret (16..%u bytes, mode 600), shared by the\n"
+	       "                      servers that answer on one address (default: random)\n"
 	       "  --help              this text\n"
 	       "  --version           the version\n"
 	       "SIGINT or SIGTERM: finish the answer being sent, write the counters, exit 0.\n",
 	       xio_cli_prog(), XIO_DEFAULT_UDP_PORT, 64u, XIO_SRV_MTU_MAX, XIO_SRV_THREADS_MAX,
 	       XIO_SRV_THREADS_AUTO_MAX, xio_srv_threads_default(), XIO_SRV_BURST_MAX,
-	       XIO_SRV_BURST_DEFAULT);
+	       XIO_SRV_BURST_DEFAULT, XIO_SRV_COOKIE_ROTATE_MAX, XIO_SRV_COOKIE_ROTATE_DEF,
+	       XIO_SRV_COOKIE_SECRET_MAX);
 	return XIO_CLI_DONE;
 }
 
@@ -146,11 +153,27 @@ static int check_mtu(const struct xio_srv_config *c)
 	return 0;
 }
 
+/* The cookie secret of --cookie-secret, or a random one; none with
+ * --cookies off. */
+static int make_cookie_secret(struct xio_srv_config *c)
+{
+	char err[256];
+
+	if (!c->cookies)
+		return c->cookie_secret
+			       ? xio_cli_usage("--cookie-secret with --cookies off: nothing to validate")
+			       : 0;
+	if (xio_srv_cookie_init(&c->cookie, c->cookie_secret, c->cookie_rotate, err, sizeof(err)))
+		return c->cookie_secret ? xio_cli_usage("--cookie-secret: %s", err)
+					: xio_cli_error("address cookies: %s", err);
+	return 0;
+}
+
 int xio_srv_config_parse(int argc, char **argv, struct xio_srv_config *c)
 {
 	enum { O_ROOT = 256, O_BIND, O_PORT, O_ALLOW, O_MTU, O_RATE, O_THREADS, O_STATS_JSON,
 	       O_STATS_INTERVAL, O_DURATION, O_IDLE_EXIT, O_HELP, O_VERSION, O_METRICS, O_BURST,
-	       O_FLOW_RATE };
+	       O_FLOW_RATE, O_COOKIES, O_COOKIE_ROTATE, O_COOKIE_SECRET };
 	static const struct option longopts[] = {
 		{ "root", required_argument, NULL, O_ROOT },
 		{ "bind", required_argument, NULL, O_BIND },
@@ -166,17 +189,22 @@ int xio_srv_config_parse(int argc, char **argv, struct xio_srv_config *c)
 		{ "duration", required_argument, NULL, O_DURATION },
 		{ "idle-exit", required_argument, NULL, O_IDLE_EXIT },
 		{ "metrics", required_argument, NULL, O_METRICS },
+		{ "cookies", required_argument, NULL, O_COOKIES },
+		{ "cookie-rotate", required_argument, NULL, O_COOKIE_ROTATE },
+		{ "cookie-secret", required_argument, NULL, O_COOKIE_SECRET },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char *const on_off[] = { "off", "on", NULL };
 	const char *allow = NULL;
 	uint64_t v;
 	int opt, rc = 0;
 
 	*c = (struct xio_srv_config){ .rootfd = -1, .bind_str = "::", .port = XIO_DEFAULT_UDP_PORT,
 				      .mtu = 1500, .threads = xio_srv_threads_default(),
-				      .burst = XIO_SRV_BURST_DEFAULT };
+				      .burst = XIO_SRV_BURST_DEFAULT, .cookies = true,
+				      .cookie_rotate = XIO_SRV_COOKIE_ROTATE_DEF };
 	optind = 1;
 	opterr = 0;
 	while (rc == 0 && (opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
@@ -206,6 +234,17 @@ int xio_srv_config_parse(int argc, char **argv, struct xio_srv_config *c)
 		case O_IDLE_EXIT:
 			rc = xio_cli_num("idle-exit", optarg, 0, 1000000000, &c->idle_exit_ms);
 			break;
+		case O_COOKIES:
+			if ((rc = xio_cli_enum("cookies", optarg, on_off)) >= 0) {
+				c->cookies = rc == 1;
+				rc = 0;
+			}
+			break;
+		case O_COOKIE_ROTATE:
+			if (!(rc = xio_cli_num("cookie-rotate", optarg, 1, XIO_SRV_COOKIE_ROTATE_MAX, &v)))
+				c->cookie_rotate = (unsigned)v;
+			break;
+		case O_COOKIE_SECRET: c->cookie_secret = optarg; break;
 		case O_METRICS:
 			c->metrics_str = optarg;
 			rc = xio_cli_listen_addr("metrics", optarg, &c->metrics, &c->metrics_len);
@@ -226,6 +265,9 @@ int xio_srv_config_parse(int argc, char **argv, struct xio_srv_config *c)
 	if ((rc = check_mtu(c)) != 0 || (rc = build_allow(c, allow)) != 0)
 		return rc;
 	if (c->stats_json)
-		return xio_cli_writable("stats-json", c->stats_json);
+		if ((rc = xio_cli_writable("stats-json", c->stats_json)) != 0)
+			return rc;
+	if ((rc = make_cookie_secret(c)) != 0)
+		return rc;
 	return XIO_CLI_RUN;
 }

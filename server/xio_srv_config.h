@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 
 #include "xio_srv_allow.h"
+#include "xio_srv_cookie.h"
 
 #define XIO_SRV_MTU_MAX     9000
 #define XIO_SRV_THREADS_MAX 64
@@ -39,6 +40,10 @@ struct xio_srv_config {
 	const char *metrics_str; /* --metrics ADDR:PORT, NULL: no endpoint */
 	struct sockaddr_storage metrics;
 	socklen_t metrics_len;
+	bool cookies;           /* --cookies: address validation (default on) */
+	unsigned cookie_rotate; /* --cookie-rotate, s */
+	const char *cookie_secret; /* --cookie-secret FILE, NULL: getrandom() */
+	struct xio_srv_cookie cookie; /* the secret, when cookies */
 };
 
 /* Fills *c from the command line. Returns XIO_CLI_RUN; XIO_CLI_DONE once

@@ -93,6 +93,7 @@ void xio_srv_stats_json(struct xio_json *j, const struct xio_srv_counters *c, do
 	xio_json_double(j, "rate_gbit", info->rate_gbit, -1);
 	xio_json_bool(j, "gso", info->gso);
 	xio_json_u64(j, "burst", info->burst);
+	xio_json_bool(j, "cookies", info->cookies);
 	xio_json_end_object(j);
 }
 

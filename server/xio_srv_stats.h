@@ -26,7 +26,7 @@ enum xio_srv_ans {
 	XIO_SRV_ANS_ERROR,    /* ERROR_REPLY */
 	XIO_SRV_ANS_COUNT
 };
-#define XIO_SRV_ERR_COUNT (XIO_E_IO + 1) /* errors[code], code 1..6 */
+#define XIO_SRV_ERR_COUNT (XIO_E_COOKIE + 1) /* errors[code], code 1..7 */
 /* Why the kernel refused a send for good (send_errors_by_reason). */
 enum xio_srv_send_reason {
 	XIO_SRV_SEND_NOBUFS = 0,  /* ENOBUFS/EAGAIN after XIO_SRV_SEND_TRIES tries */
@@ -60,7 +60,8 @@ enum xio_srv_send_reason {
 	C(refused, "refused", "Datagrams from outside the allow list (not answered)")            \
 	C(ignored, "ignored", "Datagrams that are not XIO requests (not answered)")              \
 	C(cache_hits, NULL, "Requests served from the open-file cache")                          \
-	C(cache_opens, NULL, "Files opened (open-file cache misses)")
+	C(cache_opens, NULL, "Files opened (open-file cache misses)")                            \
+	C(cookies_issued, NULL, "STAT_REPLY answers that carried an address cookie")
 
 #define XIO_SRV_FIELD(name, line, help) uint64_t name;
 #define XIO_SRV_ARRAY(name, count, label, key, by, line, help) uint64_t name[count];
@@ -94,6 +95,7 @@ struct xio_srv_run_info {
 	double rate_gbit;
 	bool gso; /* every worker still on UDP GSO at the end */
 	unsigned burst; /* --burst */
+	bool cookies;   /* address validation on */
 };
 
 /* One line: "xio-server: t=..." with rates over dt and the totals. */

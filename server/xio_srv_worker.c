@@ -158,14 +158,16 @@ static void serve(struct xio_srv_worker *w, const uint8_t *dg, size_t len,
 		XIO_SRV_ADD(c->refused, 1);
 		return;
 	}
-	xio_srv_handle(&w->files, d->v4 ? w->payload4 : w->payload6, dg, len, w->reply[w->nreply],
-		       &a);
+	xio_srv_handle(&w->files, w->cookie ? &w->keys : NULL, (const struct sockaddr *)&d->peer,
+		       d->v4 ? w->payload4 : w->payload6, dg, len, w->reply[w->nreply], &a);
 	if (a.kind == XIO_SRV_NONE) {
 		XIO_SRV_ADD(c->ignored, 1);
 		return;
 	}
 	XIO_SRV_ADD(c->requests[a.request == XIO_OP_STAT_REQUEST ? XIO_SRV_REQ_STAT
 								 : XIO_SRV_REQ_READ], 1);
+	if (a.cookie)
+		XIO_SRV_ADD(c->cookies_issued, 1);
 	if (a.kind == XIO_SRV_READ)
 		queue_read(w, &a.read, d);
 	else
@@ -187,7 +189,11 @@ void *xio_srv_worker_main(void *arg)
 			continue;
 		}
 		if (n > 0) {
-			__atomic_store_n(&w->counters.last_rx_ns, xio_srv_now_ns(), __ATOMIC_RELAXED);
+			uint64_t now = xio_srv_now_ns();
+
+			__atomic_store_n(&w->counters.last_rx_ns, now, __ATOMIC_RELAXED);
+			if (w->cookie)
+				xio_srv_cookie_keys_at(&w->keys, now);
 			xio_srv_files_batch(&w->files);
 		}
 		/* once stopping, the answer in hand is the last: the rest of the

@@ -5,7 +5,9 @@
 #                  native and under ASan+UBSan; test_client_proto under TSan
 #   client-e2e     xio-fetch against the lossy test server xcl-server:
 #                  every format, every fault, ranks, errors, a dead server,
-#                  with 1 flow and with 3; GRO trains from xio-server
+#                  with 1 flow and with 3; GRO trains from xio-server; against
+#                  build/xio-server with address cookies on (across rotations)
+#                  and off
 #   client-python  the Python package installed with pip into a fresh venv
 #                  ($(BUILD)/venv), its tests run from there: the client,
 #                  xio.torch and xio.megatron (python3-torch, python3-venv)
@@ -54,7 +56,7 @@ client-e2e: $(BUILD)/xio-fetch $(XCL_SERVER) $(BUILD)/xio-server
 	BUILD=$(BUILD) FLOWS=1 bash tests/client/test_fetch.sh
 	BUILD=$(BUILD) FLOWS=3 bash tests/client/test_fetch.sh
 
-client-python: $(LIBXIO_SO) $(XCL_SERVER)
+client-python: $(LIBXIO_SO) $(XCL_SERVER) $(SERVER_BIN)
 	BUILD=$(BUILD) bash tests/client/test_python.sh
 
 TESTS += client-unit client-e2e client-python

@@ -7,8 +7,10 @@
  * read, every invalid datagram counted under its reason, out-of-range
  * tokens (error naming them, or clamped), ERROR_REPLY, a file shorter than
  * the range, a dead server and a closed port, STAT, RAW reads, the stream
- * (sharded, batches, zero-copy, closed while it waits). Counters are
- * checked exactly.
+ * (sharded, batches, zero-copy, closed while it waits), address cookies
+ * (xio-read 1.2: sent on every READ once a STAT_REPLY gave one, shared
+ * by the flows of one local address, a new cookie after ERROR_REPLY
+ * cookie, three fresh ones refused: an error, a server back at 1.0). Counters are checked exactly.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -42,9 +44,15 @@ enum mode {
 	M_INVALID,   /* invalid datagrams among the good ones */
 	M_GSO,       /* a 1000-token answer as one UDP GSO train and a datagram */
 	M_FLOWS,     /* requests held until 3 source ports asked; the first port's
-			first requests then dropped */
+			first window dropped, its requests after that held until the
+			other ports have had the rest of the read */
 	M_GAP,       /* the answer to [0, 1000) without its datagrams [250, 500) */
 	M_TAIL,      /* the answer to [0, 1000) without its datagram [750, 875) */
+	M_COOKIE,    /* 1.2: STAT gives the cookie, READ only with it; a new one every
+			2 READs served (a rotation the client learns by refusal) */
+	M_COOKIE_NEVER, /* STAT gives a cookie (a new one each time), READ always refused */
+	M_COOKIE_OLD, /* the first STAT gives a cookie; then back at 1.0: 16-byte STAT
+			 bodies, bad_request for option COOKIE */
 };
 
 struct peer {
@@ -69,6 +77,15 @@ struct script {
 	struct { struct xio_request r; struct peer p; } gather[16];
 	unsigned ngather;
 	bool released;
+	/* M_FLOWS: the first port's READs dropped (its first window) and their
+	 * tokens, its requests held after them, the tokens answered to the
+	 * other ports, and the read's tokens (set by the test) */
+	unsigned lost;
+	uint64_t lost_tokens, others, flows_total;
+	struct { struct xio_request r; struct peer p; } late[8];
+	unsigned nlate, late_answered;
+	/* M_COOKIE*: the cookie is 16 bytes of value `cookie` */
+	unsigned stats, cookie, served, refused, with_cookie;
 };
 
 static int32_t tok[NTOK];
@@ -264,8 +281,7 @@ static void answer(struct script *s, const struct peer *p, const struct xio_requ
 	case M_GSO:
 		answer_gso(s, p, r);
 		break;
-	case M_FLOWS:
-		answer_all(s, p, r);
+	case M_FLOWS: /* gather() */
 		break;
 	case M_GAP:
 		if (a != 0 || r->hdr.token_count != 1000) {
@@ -285,6 +301,11 @@ static void answer(struct script *s, const struct peer *p, const struct xio_requ
 			if (t != 750)
 				send_range(s, p, r, t, t + 125, false);
 		break;
+	case M_COOKIE:
+	case M_COOKIE_NEVER:
+	case M_COOKIE_OLD:
+		answer_all(s, p, r);
+		break;
 	}
 }
 
@@ -294,53 +315,129 @@ static uint16_t peer_port(const struct peer *p)
 }
 
 /* M_FLOWS: holds the requests until 3 source ports have asked (so every
- * flow has its first chunks before any answer comes), then answers them
- * but those of the first port, which are lost: that flow waits out its
- * timeout while the others take the rest of the read. Returns true when
- * the request is dealt with. */
-static bool gather(struct script *s, const struct peer *p, const struct xio_request *r)
+ * flow has its first chunks before any answer comes), then answers them.
+ * The first port's first FLOWS_LOST READs (its first window) are lost:
+ * that flow waits out its timeout while the others take the rest of the
+ * read. What it asks after that is held until the other ports have been
+ * answered every other token of the read, so that it finds nothing left to
+ * take however the threads were scheduled. */
+#define FLOWS_LOST 2
+
+static void flows_answer(struct script *s, const struct peer *p, const struct xio_request *r)
+{
+	answer_all(s, p, r);
+	s->others += r->hdr.token_count;
+	if (s->others + s->lost_tokens < s->flows_total)
+		return;
+	for (unsigned i = 0; i < s->nlate; i++)
+		answer_all(s, &s->late[i].p, &s->late[i].r);
+	s->late_answered += s->nlate;
+	s->nlate = 0;
+}
+
+static void gather(struct script *s, const struct peer *p, const struct xio_request *r)
 {
 	unsigned k;
 
-	if (s->released)
-		return false;
 	for (k = 0; k < s->nports && s->ports[k] != peer_port(p); k++)
 		;
 	if (k == s->nports && k < 8)
 		s->ports[s->nports++] = peer_port(p);
+	if (k == 0) { /* the lost port */
+		if (s->lost < FLOWS_LOST) {
+			s->lost++;
+			s->lost_tokens += r->hdr.token_count;
+		} else if (s->others + s->lost_tokens >= s->flows_total) {
+			answer_all(s, p, r);
+			s->late_answered++;
+		} else if (s->nlate < 8) {
+			s->late[s->nlate].r = *r;
+			s->late[s->nlate++].p = *p;
+		}
+		return;
+	}
+	if (s->released) {
+		flows_answer(s, p, r);
+		return;
+	}
 	if (s->ngather < 16) {
 		s->gather[s->ngather].r = *r;
 		s->gather[s->ngather++].p = *p;
 	}
 	if (s->nports < 3)
-		return true;
+		return;
 	s->released = true;
 	for (unsigned i = 0; i < s->ngather; i++)
-		if (peer_port(&s->gather[i].p) != s->ports[0])
-			answer_all(s, &s->gather[i].p, &s->gather[i].r);
-	return true;
+		flows_answer(s, &s->gather[i].p, &s->gather[i].r);
+}
+
+/* The cookie modes: the STAT_REPLY, or whether a READ is refused (its
+ * ERROR_REPLY sent). */
+static void cookie_stat(struct script *s, const struct peer *p, const struct xio_request *r)
+{
+	uint8_t out[64], ck[XIO_COOKIE_LEN];
+	bool give = s->mode != M_COOKIE_OLD || s->stats == 0;
+
+	s->stats++;
+	if (s->mode == M_COOKIE_NEVER || s->cookie == 0)
+		s->cookie++;
+	memset(ck, (int)s->cookie, sizeof(ck));
+	send_to(s, p, out, xio_stat_reply_build_cookie(out, sizeof(out), r->hdr.stream_id,
+						       4 * s->file_tokens, MTIME_NS,
+						       give ? ck : NULL));
+}
+
+static bool cookie_refused(struct script *s, const struct peer *p, const struct xio_request *r)
+{
+	uint8_t out[64], ck[XIO_COOKIE_LEN];
+	uint32_t code = 0;
+
+	memset(ck, (int)s->cookie, sizeof(ck));
+	s->with_cookie += r->cookie != NULL;
+	if (s->mode == M_COOKIE_OLD)
+		code = r->cookie ? XIO_E_BAD_REQUEST : 0;
+	else if (s->mode == M_COOKIE_NEVER || !r->cookie || memcmp(r->cookie, ck, sizeof(ck)))
+		code = XIO_E_COOKIE;
+	if (code) {
+		s->refused++;
+		send_to(s, p, out, xio_error_build(out, sizeof(out), r->hdr.stream_id,
+						   r->hdr.first_token, code, "refused"));
+		return true;
+	}
+	if (s->mode == M_COOKIE && ++s->served % 2 == 0)
+		s->cookie++; /* rotated: the client learns it from the next refusal */
+	return false;
 }
 
 static void serve(struct script *s, const uint8_t *b, size_t len, const struct peer *p)
 {
 	struct xio_request r;
 	uint8_t out[64];
+	bool cookies = s->mode >= M_COOKIE;
 
 	if (xio_request_parse(b, len, &r, NULL) != XIO_REQ_OK)
 		return;
+	if (r.hdr.opcode == XIO_OP_STAT_REQUEST && cookies) {
+		cookie_stat(s, p, &r);
+		return;
+	}
 	if (r.hdr.opcode == XIO_OP_STAT_REQUEST) {
 		send_to(s, p, out, xio_stat_reply_build(out, sizeof(out), r.hdr.stream_id,
 							4 * s->file_tokens, MTIME_NS));
 		return;
 	}
+	s->with_cookie += !cookies && r.cookie != NULL; /* a 1.0 server never sees one */
+	if (cookies && cookie_refused(s, p, &r))
+		return;
 	pthread_mutex_lock(&s->lock);
 	if (s->nseen < 64)
 		s->seen[s->nseen++] = (struct xio_range){ r.hdr.first_token,
 							  r.hdr.first_token + r.hdr.token_count };
 	pthread_mutex_unlock(&s->lock);
-	if (s->mode == M_FLOWS && gather(s, p, &r))
-		return;
-	answer(s, p, &r);
+	if (s->mode == M_FLOWS)
+		gather(s, p, &r);
+	else
+		answer(s, p, &r);
 }
 
 static void *server_main(void *arg)
@@ -366,6 +463,11 @@ static struct script srv;
 
 static void start(enum mode mode, uint64_t file_tokens)
 {
+	uint8_t b[64];
+
+	/* requests an earlier test's client left behind are not this test's */
+	while (recv(srv.fd, b, sizeof(b), MSG_DONTWAIT) >= 0)
+		;
 	srv.mode = mode;
 	srv.file_tokens = file_tokens;
 	srv.nseen = 0;
@@ -373,6 +475,9 @@ static void start(enum mode mode, uint64_t file_tokens)
 	srv.nports = 0;
 	srv.ngather = 0;
 	srv.released = false;
+	srv.lost = srv.nlate = srv.late_answered = 0;
+	srv.lost_tokens = srv.others = 0;
+	srv.stats = srv.cookie = srv.served = srv.refused = srv.with_cookie = 0;
 	srv.stop = 0;
 	pthread_create(&srv.th, NULL, server_main, &srv);
 }
@@ -753,7 +858,8 @@ static void test_flows(void)
 	struct xio_span sp[NSPAN];
 	struct xio_client *c;
 	struct xio_error err;
-	uint64_t sum_tok = 0, sum_dg = 0, slow = 3;
+	uint64_t sum_tok = 0, sum_dg = 0;
+	uint32_t lost = 3;
 	int rc;
 
 	for (int i = 0; i < NSPAN; i++)
@@ -762,6 +868,7 @@ static void test_flows(void)
 	c = client(PORT, 2, 1000, 3, false, false);
 	client_flows = 1;
 	XIO_CHECK(xio_client_flows(c) == 3, "flows %u", xio_client_flows(c));
+	srv.flows_total = NSPAN * NTOK;
 	start(M_FLOWS, NTOK);
 	rc = xio_readv(c, "f", sp, NSPAN, out, &err);
 	stop_server();
@@ -769,23 +876,39 @@ static void test_flows(void)
 	for (int i = 0; i < NSPAN; i++)
 		tokens_match(out + i * NTOK, 0, NTOK);
 	XIO_CHECK(srv.nports == 3, "the server saw %u source ports", srv.nports);
+	/* the lost port's first window (2 chunks of 1000), its requests after
+	 * that answered once the others had the other 28 chunks */
+	XIO_CHECK(srv.lost == 2 && srv.lost_tokens == 2000 && srv.late_answered >= 1 &&
+		  srv.nlate == 0 && srv.others == NSPAN * NTOK - 2000,
+		  "lost %u (%llu tokens), late %u answered %u, others %llu tokens", srv.lost,
+		  (unsigned long long)srv.lost_tokens, srv.nlate, srv.late_answered,
+		  (unsigned long long)srv.others);
 	for (uint32_t i = 0; i < 3; i++) {
 		XIO_CHECK(xio_client_flow_stats(c, i, &fs[i], &err) == 0 && fs[i].flows == 1,
 			  "flow %u", i);
 		sum_tok += fs[i].tokens;
 		sum_dg += fs[i].datagrams;
-		if (slow == 3 || fs[i].tokens < fs[slow].tokens)
-			slow = i;
+		if (fs[i].timeouts > 0) {
+			XIO_CHECK(lost == 3, "flows %u and %u timed out", lost, i);
+			lost = i;
+		}
 		check_accounting(&fs[i]);
 	}
-	XIO_CHECK(fs[slow].timeouts >= 1 && fs[slow].re_requests >= 1,
-		  "the flow whose answers were lost read the fewest tokens: flow %llu, "
-		  "%llu tokens, %llu timeouts", (unsigned long long)slow,
-		  (unsigned long long)fs[slow].tokens, (unsigned long long)fs[slow].timeouts);
-	for (uint32_t i = 0; i < 3; i++)
-		XIO_CHECK(i == slow || fs[i].tokens > fs[slow].tokens,
-			  "flow %u: %llu tokens, %llu timeouts", i, (unsigned long long)fs[i].tokens,
-			  (unsigned long long)fs[i].timeouts);
+	/* the flow whose answers were lost timed out and read its first window
+	 * again, nothing more: the other flows took its share of the read, each
+	 * at least its own first window, without a timeout */
+	XIO_CHECK(lost < 3, "no flow timed out");
+	for (uint32_t i = 0; i < 3 && lost < 3; i++)
+		if (i == lost)
+			XIO_CHECK(fs[i].tokens == 2000 && fs[i].timeout_re_requests >= 1,
+				  "lost flow %u: %llu tokens, %llu timeout re-requests", i,
+				  (unsigned long long)fs[i].tokens,
+				  (unsigned long long)fs[i].timeout_re_requests);
+		else
+			XIO_CHECK(fs[i].tokens >= 2000 && fs[i].re_requests == 0,
+				  "flow %u: %llu tokens, %llu re-requests", i,
+				  (unsigned long long)fs[i].tokens,
+				  (unsigned long long)fs[i].re_requests);
 	xio_client_stats(c, &st);
 	XIO_CHECK(st.flows == 3 && st.tokens == NSPAN * NTOK && sum_tok == st.tokens &&
 		  sum_dg == st.datagrams, "client %llu tokens, flows %llu; %llu datagrams, flows %llu",
@@ -944,6 +1067,155 @@ static int suite_clean(void)
 	return 0;
 }
 
+/* 1.2: the STAT's cookie on every READ; a rotation (the server's new
+ * cookie) found by refusal, a new STAT and the chunk asked again, not
+ * counted as a failure; a read with no STAT before it takes its cookie
+ * the same way. */
+static void test_cookie_rotation(void)
+{
+	static uint16_t out[NTOK];
+	struct xio_client *c = client(PORT, 1, 500, 1, true, false);
+	struct xio_error err;
+	struct xio_stats st;
+	struct xio_stat xs;
+	int rc;
+
+	start(M_COOKIE, NTOK);
+	XIO_CHECK(xio_stat(c, "f", &xs, &err) == 0 && xs.tokens == NTOK, "stat: %s", err.msg);
+	/* chunks 0 and 1 served (then the server rotates), chunk 2 refused,
+	 * a STAT, chunk 2 again; window 1, so in that order */
+	rc = xio_read(c, "f", 0, NTOK, out, &err);
+	XIO_CHECK(rc == 0, "read across a rotation: %s", err.msg);
+	tokens_match(out, 0, NTOK);
+	xio_client_stats(c, &st);
+	XIO_CHECK(st.cookie_refreshes == 1 && srv.stats == 2 && srv.refused == 1 &&
+		  srv.with_cookie == 4 && st.timeouts == 0 && st.requests == 6 &&
+		  st.answers == 3 && st.tokens == NTOK,
+		  "refreshes %llu, server: %u STATs %u refused %u with cookie; timeouts %llu "
+		  "requests %llu answers %llu", (unsigned long long)st.cookie_refreshes, srv.stats,
+		  srv.refused, srv.with_cookie, (unsigned long long)st.timeouts,
+		  (unsigned long long)st.requests, (unsigned long long)st.answers);
+	check_accounting(&st);
+	xio_close(c);
+	/* no STAT first: the READ goes without cookie, is refused, STAT, again;
+	 * window 3: the three refusals bring one STAT */
+	c = client(PORT, 3, 500, 1, false, false);
+	stop_server();
+	start(M_COOKIE, NTOK); /* its counters from 0 */
+	rc = xio_read(c, "f", 0, NTOK, out, &err);
+	stop_server();
+	XIO_CHECK(rc == 0, "read without a STAT first: %s", err.msg);
+	tokens_match(out, 0, NTOK);
+	xio_client_stats(c, &st);
+	XIO_CHECK(st.cookie_refreshes >= 1 && srv.stats == st.cookie_refreshes &&
+		  srv.refused >= 3 && st.timeouts == 0,
+		  "refreshes %llu, server: %u STATs %u refused; timeouts %llu",
+		  (unsigned long long)st.cookie_refreshes, srv.stats, srv.refused,
+		  (unsigned long long)st.timeouts);
+	check_accounting(&st);
+	xio_close(c);
+}
+
+/* Flows on one local address share its cookie: one STAT on flow 0 and
+ * every flow's READs carry the cookie; after a rotation each flow that is
+ * refused renews it (or takes the one another flow renewed). */
+static void test_cookie_flows(void)
+{
+	static uint16_t out[NTOK];
+	struct xio_client *c;
+	struct xio_error err;
+	struct xio_stats st;
+	struct xio_stat xs;
+	unsigned reads;
+	int rc;
+
+	client_flows = 3;
+	c = client(PORT, 1, 500, 2, false, false);
+	client_flows = 1;
+	XIO_CHECK(c->e.nflows == 3 && c->e.ncookies == 1 &&
+		  c->e.flows[1].cookie == c->e.flows[0].cookie &&
+		  c->e.flows[2].cookie == c->e.flows[0].cookie,
+		  "3 flows on 127.0.0.1: %u cookies", c->e.ncookies);
+	start(M_COOKIE, NTOK);
+	XIO_CHECK(xio_stat(c, "f", &xs, &err) == 0, "stat: %s", err.msg);
+	rc = xio_read(c, "f", 0, NTOK, out, &err);
+	stop_server();
+	XIO_CHECK(rc == 0, "read with 3 flows across rotations: %s", err.msg);
+	tokens_match(out, 0, NTOK);
+	xio_client_stats(c, &st);
+	reads = srv.served + srv.refused;
+	XIO_CHECK(srv.with_cookie == reads && srv.served >= 3 && st.timeouts == 0 &&
+		  srv.stats == 1 + st.cookie_refreshes && st.cookie_refreshes <= srv.refused,
+		  "%u READs, %u with a cookie, %u served, %u refused; %u STATs, refreshes %llu, "
+		  "timeouts %llu", reads, srv.with_cookie, srv.served, srv.refused, srv.stats,
+		  (unsigned long long)st.cookie_refreshes, (unsigned long long)st.timeouts);
+	check_accounting(&st);
+	xio_close(c);
+}
+
+/* Three fresh cookies refused in a row: a clear error, in bounded time. */
+static void test_cookie_refused(void)
+{
+	static uint16_t out[NTOK];
+	struct xio_client *c = client(PORT, 2, 500, 3, false, false);
+	struct xio_error err;
+	struct xio_stats st;
+	struct xio_stat xs;
+	int rc;
+
+	start(M_COOKIE_NEVER, NTOK);
+	XIO_CHECK(xio_stat(c, "f", &xs, &err) == 0, "stat: %s", err.msg);
+	rc = xio_read(c, "f", 0, NTOK, out, &err);
+	stop_server();
+	XIO_CHECK(rc == -XIO_ESERVER && err.server_code == XIO_E_COOKIE &&
+		  strstr(err.msg, "f: server 127.0.0.1:22950 refused 3 fresh address cookies in a "
+			 "row (cookie): something on the path changes this host's source address"),
+		  "%d %u %s", rc, err.server_code, err.msg);
+	xio_client_stats(c, &st);
+	XIO_CHECK(srv.stats == 3 && st.cookie_refreshes == 2 && st.timeouts == 0,
+		  "server: %u STATs; refreshes %llu timeouts %llu", srv.stats,
+		  (unsigned long long)st.cookie_refreshes, (unsigned long long)st.timeouts);
+	check_accounting(&st);
+	xio_close(c);
+}
+
+/* A server back at 1.0 (bad_request for option COOKIE, 16-byte STAT_REPLY):
+ * the cookie dropped, one STAT, the read finished without cookies. */
+static void test_cookie_server_downgrade(void)
+{
+	static uint16_t out[NTOK];
+	struct xio_client *c = client(PORT, 2, 500, 1, false, false);
+	struct xio_error err;
+	struct xio_stats st;
+	struct xio_stat xs;
+	int rc;
+
+	start(M_COOKIE_OLD, NTOK);
+	XIO_CHECK(xio_stat(c, "f", &xs, &err) == 0, "stat: %s", err.msg);
+	rc = xio_read(c, "f", 0, NTOK, out, &err);
+	stop_server();
+	XIO_CHECK(rc == 0, "read: %s", err.msg);
+	tokens_match(out, 0, NTOK);
+	xio_client_stats(c, &st);
+	XIO_CHECK(srv.stats == 2 && st.cookie_refreshes == 1 && srv.refused == 2 &&
+		  srv.with_cookie == 2 && st.timeouts == 0,
+		  "server: %u STATs %u refused %u with cookie; refreshes %llu timeouts %llu",
+		  srv.stats, srv.refused, srv.with_cookie, (unsigned long long)st.cookie_refreshes,
+		  (unsigned long long)st.timeouts);
+	check_accounting(&st);
+	xio_close(c);
+	/* and a 1.0 server from the start: no READ carries a cookie */
+	c = client(PORT, 2, 500, 1, false, false);
+	start(M_NORMAL, NTOK);
+	XIO_CHECK(xio_stat(c, "f", &xs, &err) == 0, "stat: %s", err.msg);
+	XIO_CHECK(xio_read(c, "f", 0, NTOK, out, &err) == 0, "read: %s", err.msg);
+	stop_server();
+	xio_client_stats(c, &st);
+	XIO_CHECK(srv.with_cookie == 0 && srv.nseen == 3 && st.cookie_refreshes == 0,
+		  "1.0 server: %u READs with a cookie", srv.with_cookie);
+	xio_close(c);
+}
+
 static const struct xio_unit_test tests[] = {
 	XIO_UNIT_TEST(test_placement_and_rerequest),
 	XIO_UNIT_TEST(test_late_answers),
@@ -961,6 +1233,10 @@ static const struct xio_unit_test tests[] = {
 	XIO_UNIT_TEST(test_stream_shard),
 	XIO_UNIT_TEST(test_stream_ring),
 	XIO_UNIT_TEST(test_stream_close_while_waiting),
+	XIO_UNIT_TEST(test_cookie_rotation),
+	XIO_UNIT_TEST(test_cookie_flows),
+	XIO_UNIT_TEST(test_cookie_refused),
+	XIO_UNIT_TEST(test_cookie_server_downgrade),
 	{ NULL, NULL },
 };
 

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # tests/client/test_xio.py: the Python binding (client/python/xio) against
 # xcl-server (started by test_python.sh: XCL_SERVER host:port, XCL_WANT the
-# expected outputs of make_data.py), run from the virtual environment it
-# was installed into (XCL_VENV). Every array is compared whole with numpy's
-# narrowing of the source.
+# expected outputs of make_data.py), and against the real xio-server with
+# address cookies rotating every second behind a paced link (XIO_SERVER)
+# and with validation off (XIO_SERVER_OFF), run from the virtual
+# environment it was installed into (XCL_VENV). Every array is compared
+# whole with numpy's narrowing of the source.
 import os
 import threading
 import unittest
@@ -16,6 +18,8 @@ import xio
 SERVER = os.environ["XCL_SERVER"]
 WANT = os.environ["XCL_WANT"]
 DEAD = os.environ["XCL_DEAD"]
+XIO_SERVER = os.environ["XIO_SERVER"]
+XIO_SERVER_OFF = os.environ["XIO_SERVER_OFF"]
 
 
 def want(name):
@@ -156,6 +160,27 @@ class ClientTest(unittest.TestCase):
                 d.stat("tok.bin")
         self.assertEqual(e.exception.code_name, "timeout")
         self.assertIn("after 2 tries", str(e.exception))
+
+
+class CookieTest(unittest.TestCase):
+    """xio-read 1.2 against build/xio-server: the cookie of STAT on every READ."""
+
+    def test_read_across_rotations(self):
+        # 8 MB paced at 0.025 Gbit/s in chunks of 64 Ki tokens two at a time:
+        # 2.7 s, longer than a cookie of a 1-second secret lives
+        with xio.Client(XIO_SERVER, crc=True, chunk=65536, window=2) as c:
+            st = c.stat("tok.bin")
+            out = c.read("tok.bin", 0, st["tokens"])
+            np.testing.assert_array_equal(out, want("tok.u16"))
+            s = c.stats()
+        self.assertGreaterEqual(s["cookie_refreshes"], 1)
+        self.assertEqual(s["tokens"], len(out))
+
+    def test_validation_off(self):
+        with xio.Client(XIO_SERVER_OFF) as c:
+            out = c.read("tok.bin", 1000, 300000)
+            np.testing.assert_array_equal(out, want("tok.u16")[1000:301000])
+            self.assertEqual(c.stats()["cookie_refreshes"], 0)
 
 
 if __name__ == "__main__":

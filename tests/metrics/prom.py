@@ -48,10 +48,12 @@ def server(path, base, t0, t1):
         pairs += [("%s{%s=%s}" % (key, label, n), key, ((label, n),), v) for n, v in j[by].items()]
     pairs += [(k, k, (), j[k]) for k in ("datagrams", "bytes", "file_bytes", "send_errors",
                                          "send_retries", "icmp_errors", "received", "refused",
-                                         "ignored", "cache_hits", "cache_opens")]
+                                         "ignored", "cache_hits", "cache_opens", "cookies_issued")]
     bad = compare("xio-server", "xio_server_", base, pairs)
     if j["datagrams"] == 0 or j["requests_by_opcode"]["read_request"] == 0:
         bad.append("xio-server: the read left no trace: %s" % j)
+    if not j["cookies"] or j["cookies_issued"] == 0:
+        bad.append("xio-server: the read took no address cookie: %s" % j)
     mid = [int(float(v)) for s in api(base, "/api/v1/query_range", query="xio_server_datagrams_total",
                                       start=t0, end=t1, step="0.5") for _, v in s["values"]]
     during = sum(1 for v in mid if 0 < v < j["datagrams"])
