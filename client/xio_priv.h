@@ -253,12 +253,28 @@ struct xio_flow {
 	struct xio_cc cc;
 	uint64_t inflight;      /* bytes asked for and not received (4 a token, 1 a
 				   byte) */
+	uint32_t server;        /* the server it reads from: its index in the list */
+};
+
+/* A server of the list. state, drops, rejoins and last_error change under
+ * the engine's server lock (a read's flows drop it from their threads). */
+struct xio_server {
+	char *name;             /* as given in the list */
+	uint32_t state;         /* enum xio_server_state */
+	uint32_t nflows;        /* flows to it */
+	uint64_t drops, rejoins;
+	uint64_t mtime_ns, mtime_differs;
+	struct xio_error last_error;
 };
 
 struct xio_engine {
 	struct xio_opts opts;
 	uint32_t nflows;
-	struct xio_flow *flows; /* opts.flows */
+	struct xio_flow *flows; /* max(opts.flows, nservers); flow i reads from
+				   server i % nservers */
+	uint32_t nservers;
+	struct xio_server *servers;
+	pthread_mutex_t server_lock;
 	int wake_fd;            /* eventfd: a stream closed, or a flow of the read failed */
 	volatile bool canceled; /* the stream was closed */
 	uint64_t slot_units;    /* most units of a chunk */
@@ -270,9 +286,23 @@ struct xio_engine {
  * run on (sched_getaffinity), at most 4 (docs/client.md). */
 XIO_HIDDEN uint32_t xio_default_flows(void);
 XIO_HIDDEN int xio_opts_check(const struct xio_opts *o, struct xio_error *err);
-/* Opens opts.flows flows to server. */
-XIO_HIDDEN int xio_engine_init(struct xio_engine *e, const char *server,
+/* Opens the flows to the servers of the comma-separated list. */
+XIO_HIDDEN int xio_engine_init(struct xio_engine *e, const char *servers,
 			       const struct xio_opts *o, struct xio_error *err);
+/* Server i's state and counters (its flows' added up), as the public
+ * xio_*_server_stats. */
+XIO_HIDDEN int xio_engine_server_stats(struct xio_engine *e, uint32_t i,
+				       struct xio_server_stats *st, size_t size,
+				       struct xio_error *err);
+/* Drops server i (if it is up) with the reason in *why, its last error:
+ * returns the servers still up. */
+XIO_HIDDEN uint32_t xio_engine_drop(struct xio_engine *e, uint32_t i, const struct xio_error *why);
+/* The servers up. */
+XIO_HIDDEN uint32_t xio_engine_up(struct xio_engine *e);
+/* The failure when no server is left: path, then each server with its last
+ * error ("A: ...; B: ..."); with one server its own error as it is. */
+XIO_HIDDEN int xio_engine_all_failed(struct xio_engine *e, const char *path,
+				     struct xio_error *err);
 XIO_HIDDEN void xio_engine_fini(struct xio_engine *e);
 /* A fresh non-zero stream_id of a flow and its table entry. */
 XIO_HIDDEN struct xio_req *xio_flow_new_req(struct xio_flow *f);
@@ -293,7 +323,8 @@ XIO_HIDDEN int xio_engine_read(struct xio_engine *e, const char *path, uint64_t 
 XIO_HIDDEN int xio_engine_readv(struct xio_engine *e, const char *path,
 				const struct xio_span *spans, size_t n, uint8_t *dst, bool raw,
 				struct xio_error *err);
-/* STAT_REQUEST with retries, on flow 0 (xio_stat.c). */
+/* STAT_REQUEST with retries, to every server on its first flow, the
+ * answers compared (xio_stat.c). */
 XIO_HIDDEN int xio_engine_stat(struct xio_engine *e, const char *path, struct xio_stat *st,
 			       struct xio_error *err);
 /* Checks a path's length for a request (1..1024 bytes). */
@@ -302,7 +333,7 @@ XIO_HIDDEN int xio_path_len(const char *path, size_t *len, struct xio_error *err
 /* The client handle (xio_client.c). */
 struct xio_client {
 	pthread_mutex_t lock;
-	char server[300];
+	char *server;           /* the list as given */
 	struct xio_engine e;
 };
 

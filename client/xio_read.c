@@ -12,9 +12,13 @@
  * answers change nothing. A chunk whose answer stops for a timeout (the
  * adaptive one of xio_rtt.c) is asked again for exactly its missing
  * ranges, with new stream_ids, until `retries` timeouts in a row bring
- * nothing.
+ * nothing. Then, when the client has a list of servers, that server is
+ * dropped: its flows hand what their chunks still miss back to the
+ * dispenser, where the other servers' flows take it first; the read fails
+ * only when no server is left.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -25,9 +29,18 @@
 
 #define RX_BATCHES_PER_WAKE 8 /* then look at the timers again */
 
-/* Hands out the chunks of a read: the spans in order, each cut into chunks
- * of at most `max` units; a chunk never crosses the end of a span. */
+/* What a dropped server's flow still missed: units [start, start + n) of
+ * the file, placed from dst on. */
+struct piece {
+	uint64_t start, dst, n;
+};
+
+/* Hands out the chunks of a read: the pieces a dropped server left first,
+ * then the spans in order, each cut into chunks of at most `max` units; a
+ * chunk never crosses the end of a span. */
 struct dispenser {
+	struct piece *pool;
+	size_t npool, cap;
 	const struct xio_span *spans;
 	size_t n;
 	size_t i;      /* the span of the next chunk */
@@ -40,6 +53,18 @@ struct dispenser {
 static bool dispense(struct dispenser *d, uint64_t max, uint64_t *start, uint64_t *dst,
 		     uint64_t *n)
 {
+	if (d->npool) {
+		struct piece *p = &d->pool[d->npool - 1];
+
+		*n = p->n < max ? p->n : max;
+		*start = p->start;
+		*dst = p->dst;
+		p->start += *n;
+		p->dst += *n;
+		p->n -= *n;
+		d->npool -= p->n == 0;
+		return true;
+	}
 	while (d->i < d->n && d->off == d->spans[d->i].count) {
 		d->i++;
 		d->off = 0;
@@ -61,9 +86,13 @@ struct read {
 	struct dispenser d;     /* under lock */
 	volatile int rc;        /* the first failure of any flow */
 	struct xio_error *err;  /* the caller's: the first failure's, under lock */
-	volatile unsigned running; /* flows still reading, under lock */
-	uint64_t fresh_ns;      /* when some flow last received new units (atomic) */
-	uint64_t fresh_sent_ns; /* when the request they answered went out (atomic) */
+	uint64_t completed;     /* units of the chunks complete (atomic): the read
+				   is done when it reaches d.total */
+	uint64_t pool_gen;      /* bumped when pieces go back to the dispenser (atomic) */
+	/* per server: when one of its flows last received new units, and when
+	 * the request they answered went out (atomic) */
+	uint64_t fresh_ns[XIO_SERVERS_MAX];
+	uint64_t fresh_sent_ns[XIO_SERVERS_MAX];
 };
 
 /* One flow's part of a read. */
@@ -79,7 +108,9 @@ struct job {
 	uint8_t *dst;
 	bool raw;
 	unsigned width;            /* bytes a unit counts in flight: 4 a token, 1 a byte */
-	bool dry;                  /* the dispenser is empty */
+	bool dry;                  /* the dispenser was empty (at pool_gen) */
+	uint64_t pool_gen;
+	bool gone;                 /* its server was dropped: its chunks handed back */
 	unsigned active;           /* slots in use */
 	const struct xio_narrow_ops *ops;
 	int rc;                    /* this flow's first failure */
@@ -92,6 +123,12 @@ struct job {
 static bool stopped(const struct job *j)
 {
 	return j->rc != 0 || j->rd->rc != 0;
+}
+
+/* Every unit of the read is placed. */
+static bool all_done(const struct read *rd)
+{
+	return __atomic_load_n(&rd->completed, __ATOMIC_ACQUIRE) == rd->d.total;
 }
 
 /* The flow's lowest dst index being read: it falls (under the read's lock,
@@ -145,6 +182,8 @@ static void fill_window(struct job *j, uint64_t now)
 {
 	struct xio_flow *e = j->f;
 
+	if (j->dry && !j->gone && __atomic_load_n(&j->rd->pool_gen, __ATOMIC_ACQUIRE) != j->pool_gen)
+		j->dry = false; /* a dropped server's pieces came back */
 	for (uint32_t i = 0; i < j->opts->window && !j->dry; i++) {
 		struct xio_slot *s = &e->slots[i];
 		uint64_t start, dst, n, room;
@@ -161,6 +200,8 @@ static void fill_window(struct job *j, uint64_t now)
 		got = dispense(&j->rd->d, room < j->chunk ? room : j->chunk, &start, &dst, &n);
 		if (got && dst < e->low)
 			__atomic_store_n(&e->low, dst, __ATOMIC_RELEASE);
+		if (!got)
+			j->pool_gen = j->rd->pool_gen;
 		pthread_mutex_unlock(&j->rd->lock);
 		if (!got) {
 			j->dry = true;
@@ -295,8 +336,8 @@ static void progress(struct job *j, struct xio_slot *s, uint64_t sent_ns, uint64
 	struct read *rd = j->rd;
 
 	if (rd->e->nflows > 1) {
-		__atomic_store_n(&rd->fresh_sent_ns, sent_ns, __ATOMIC_RELAXED);
-		__atomic_store_n(&rd->fresh_ns, now, __ATOMIC_RELAXED);
+		__atomic_store_n(&rd->fresh_sent_ns[e->server], sent_ns, __ATOMIC_RELAXED);
+		__atomic_store_n(&rd->fresh_ns[e->server], now, __ATOMIC_RELAXED);
 	}
 
 	for (uint32_t i = 0; i < j->opts->window; i++) {
@@ -421,6 +462,7 @@ static void on_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_
 	e->st.data_replies += width == 1;
 	progress(j, s, r->sent_ns, now);
 	if (s->miss.got == s->miss.n) {
+		__atomic_add_fetch(&j->rd->completed, s->miss.n, __ATOMIC_RELEASE);
 		s->chunk_seq = 0;
 		j->active--;
 		update_low(j);
@@ -450,23 +492,98 @@ static void on_datagram(struct job *j, const uint8_t *b, uint32_t len, uint64_t 
 		e->st.ignored++;
 }
 
-static int timeout_error(struct job *j, const struct xio_slot *s)
+/* Why the flow's server is given up: with one server the read's error as
+ * it is; in a list, short (xio_engine_all_failed puts the server's name and
+ * the path around it). */
+static void timeout_error(struct job *j, const struct xio_slot *s, struct xio_error *why)
 {
 	struct xio_flow *e = j->f;
 	struct xio_range m;
-	char why[120] = "";
+	char more[120] = "";
 
 	if (e->st.refused)
-		snprintf(why, sizeof(why), ": port unreachable, is the server running?");
+		snprintf(more, sizeof(more), ": port unreachable%s",
+			 j->rd->e->nservers == 1 ? ", is the server running?" : "");
 	else if (e->conn.send_errno)
-		snprintf(why, sizeof(why), ": sending failed: %s", strerror(e->conn.send_errno));
+		snprintf(more, sizeof(more), ": sending failed: %s", strerror(e->conn.send_errno));
 	xio_missing_next(&s->miss, 0, &m);
-	return xio_fail(j->err, XIO_ETIMEOUT,
-			"%s: no answer from %s for %s %llu..%llu after %u tries (last timeout %llu ms)%s",
-			j->path, e->conn.name, j->raw ? "bytes" : "tokens",
-			(unsigned long long)(s->start + m.a), (unsigned long long)(s->start + m.b - 1),
-			s->fails, (unsigned long long)(xio_rtt_timeout(&e->rtt, s->fails - 1) / 1000),
-			why);
+	if (j->rd->e->nservers > 1) {
+		xio_fail(why, XIO_ETIMEOUT, "no answer for %s %llu..%llu after %u tries%s",
+			 j->raw ? "bytes" : "tokens", (unsigned long long)(s->start + m.a),
+			 (unsigned long long)(s->start + m.b - 1), s->fails, more);
+		return;
+	}
+	xio_fail(why, XIO_ETIMEOUT,
+		 "%s: no answer from %s for %s %llu..%llu after %u tries (last timeout %llu ms)%s",
+		 j->path, e->conn.name, j->raw ? "bytes" : "tokens",
+		 (unsigned long long)(s->start + m.a), (unsigned long long)(s->start + m.b - 1),
+		 s->fails, (unsigned long long)(xio_rtt_timeout(&e->rtt, s->fails - 1) / 1000), more);
+}
+
+/* The flow's server was dropped (by this flow or another of its flows):
+ * what its chunks still miss goes back to the dispenser for the other
+ * servers' flows, what they received counts as done. */
+static void hand_back(struct job *j)
+{
+	struct xio_flow *e = j->f;
+	struct read *rd = j->rd;
+	int rc = 0;
+
+	pthread_mutex_lock(&rd->lock);
+	for (uint32_t i = 0; i < j->opts->window; i++) {
+		struct xio_slot *s = &e->slots[i];
+		struct xio_range m;
+
+		if (!s->chunk_seq)
+			continue;
+		for (uint64_t from = 0; rc == 0 && xio_missing_next(&s->miss, from, &m); from = m.b) {
+			struct dispenser *d = &rd->d;
+
+			if (d->npool == d->cap) {
+				size_t cap = d->cap ? 2 * d->cap : 64;
+				struct piece *p = realloc(d->pool, cap * sizeof(*p));
+
+				if (!p) {
+					rc = xio_fail(j->err, XIO_ESYS, "%s: out of memory", j->path);
+					break;
+				}
+				d->pool = p;
+				d->cap = cap;
+			}
+			d->pool[d->npool++] = (struct piece){ s->start + m.a, s->dst + m.a, m.b - m.a };
+		}
+		__atomic_add_fetch(&rd->completed, s->miss.got, __ATOMIC_RELEASE);
+		s->chunk_seq = 0;
+	}
+	__atomic_add_fetch(&rd->pool_gen, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&e->low, UINT64_MAX, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&rd->lock);
+	j->active = 0;
+	e->inflight = 0;
+	j->gone = j->dry = true;
+	if (rc < 0)
+		fail_job(j, rc);
+}
+
+/* The flow's slot s ran out of tries: its server is dropped and its ranges
+ * go to the others; with no server left the read fails, naming each. */
+static void server_failed(struct job *j, const struct xio_slot *s)
+{
+	struct xio_error why;
+
+	timeout_error(j, s, &why);
+	if (xio_engine_drop(j->rd->e, j->f->server, &why) == 0) {
+		fail_job(j, xio_engine_all_failed(j->rd->e, j->path, j->err));
+		return;
+	}
+	hand_back(j);
+}
+
+/* Another flow of this one's server dropped it. */
+static bool server_dropped(const struct job *j)
+{
+	return __atomic_load_n(&j->rd->e->servers[j->f->server].state, __ATOMIC_RELAXED) !=
+	       XIO_SERVER_UP;
 }
 
 /* A slot still waiting for its request's first answer while another flow
@@ -475,8 +592,8 @@ static int timeout_error(struct job *j, const struct xio_slot *s)
  * queued behind that one, not late. Its clock restarts. */
 static void queued_behind(struct job *j, struct xio_slot *s)
 {
-	uint64_t fresh = __atomic_load_n(&j->rd->fresh_ns, __ATOMIC_RELAXED);
-	uint64_t sent = __atomic_load_n(&j->rd->fresh_sent_ns, __ATOMIC_RELAXED);
+	uint64_t fresh = __atomic_load_n(&j->rd->fresh_ns[j->f->server], __ATOMIC_RELAXED);
+	uint64_t sent = __atomic_load_n(&j->rd->fresh_sent_ns[j->f->server], __ATOMIC_RELAXED);
 
 	if (s->waiting && fresh > s->last_ns && sent <= s->sent_ns)
 		s->last_ns = fresh;
@@ -528,8 +645,8 @@ static uint64_t check_timers(struct job *j, uint64_t now)
 		}
 		e->st.timeouts++;
 		if (++s->fails > j->opts->retries) {
-			fail_job(j, timeout_error(j, s));
-			break;
+			server_failed(j, s);
+			return UINT64_MAX;
 		}
 		xio_rtt_backoff(&e->rtt, s->fails);
 		s->last_ns = now;
@@ -560,6 +677,8 @@ static void report_progress(struct job *j)
 		return;
 	pthread_mutex_lock(&j->rd->lock);
 	low = j->rd->d.dst;
+	for (size_t i = 0; i < j->rd->d.npool; i++)
+		low = j->rd->d.pool[i].dst < low ? j->rd->d.pool[i].dst : low;
 	for (uint32_t i = 0; i < eng->nflows; i++) {
 		uint64_t l = __atomic_load_n(&eng->flows[i].low, __ATOMIC_ACQUIRE);
 
@@ -613,8 +732,10 @@ static bool receive(struct job *j)
 
 #define TAIL_POLL_NS 5000000 /* flow 0, done, reports progress while others finish */
 
-/* One flow's loop: chunks from the dispenser until it is empty and the
- * flow's own chunks are complete, or some flow fails. */
+/* One flow's loop: chunks from the dispenser until the whole read is
+ * placed (a flow with nothing to do waits, in case a dropped server's
+ * pieces come back), its server is dropped (the reporter goes on
+ * reporting), or some flow fails. */
 static void run_flow(struct job *j, bool reporter)
 {
 	struct xio_flow *e = j->f;
@@ -623,9 +744,15 @@ static void run_flow(struct job *j, bool reporter)
 	j->last_fresh_ns = xio_now_ns();
 	fill_window(j, j->last_fresh_ns);
 	xio_conn_flush(&e->conn, &e->st.refused);
-	while (!stopped(j) && (j->active > 0 || (reporter && j->rd->running > 1))) {
+	while (!stopped(j) && (j->active > 0 || !all_done(j->rd)) && (reporter || !j->gone)) {
 		uint64_t deadline = UINT64_MAX;
-		bool drained = receive(j);
+		bool drained;
+
+		if (!j->gone && server_dropped(j)) {
+			hand_back(j);
+			continue;
+		}
+		drained = receive(j);
 
 		if (drained && !stopped(j))
 			deadline = check_timers(j, xio_now_ns());
@@ -647,9 +774,6 @@ static void run_flow(struct job *j, bool reporter)
 		e->slots[i].chunk_seq = 0; /* answers still on the way are late */
 	e->inflight = 0;
 	__atomic_store_n(&e->low, UINT64_MAX, __ATOMIC_RELEASE);
-	pthread_mutex_lock(&j->rd->lock);
-	j->rd->running--;
-	pthread_mutex_unlock(&j->rd->lock);
 }
 
 static void *flow_thread(void *arg)
@@ -684,7 +808,7 @@ int xio_engine_readv(struct xio_engine *e, const char *path, const struct xio_sp
 	struct read rd = { .e = e, .d = { .spans = spans, .n = n }, .err = err };
 	struct job jobs[XIO_FLOWS_MAX];
 	uint64_t chunk = raw ? e->slot_units : e->opts.chunk_tokens;
-	uint32_t nflows = e->nflows;
+	uint32_t nflows = 0, up[XIO_FLOWS_MAX];
 	size_t path_len;
 	int rc = xio_path_len(path, &path_len, err);
 
@@ -706,15 +830,22 @@ int xio_engine_readv(struct xio_engine *e, const char *path, const struct xio_sp
 	if (e->canceled)
 		return xio_fail(err, XIO_ECANCELED, "%s: canceled", path);
 	drain_wake(e);
+	/* the flows of the servers up, in order (they alternate servers) */
+	pthread_mutex_lock(&e->server_lock);
+	for (uint32_t i = 0; i < e->nflows; i++)
+		if (e->servers[e->flows[i].server].state == XIO_SERVER_UP)
+			up[nflows++] = i;
+	pthread_mutex_unlock(&e->server_lock);
+	if (nflows == 0)
+		return xio_engine_all_failed(e, path, err);
 	if (count_chunks(&rd.d, chunk) < nflows)
 		nflows = (uint32_t)count_chunks(&rd.d, chunk);
 	pthread_mutex_init(&rd.lock, NULL);
-	rd.running = nflows;
 	for (uint32_t i = 0; i < nflows; i++) {
 		struct job *j = &jobs[i];
 
 		*j = (struct job){
-			.f = &e->flows[i], .rd = &rd, .opts = &e->opts, .path = path,
+			.f = &e->flows[up[i]], .rd = &rd, .opts = &e->opts, .path = path,
 			.path_len = path_len, .chunk = chunk, .dst = dst, .raw = raw,
 			.width = raw ? 1 : 4,
 			.ops = xio_narrow_ops(),
@@ -724,16 +855,14 @@ int xio_engine_readv(struct xio_engine *e, const char *path, const struct xio_sp
 	/* flows 1.. on threads of their own, flow 0 on the caller's */
 	for (uint32_t i = 1; i < nflows; i++)
 		if (pthread_create(&jobs[i].thread, NULL, flow_thread, &jobs[i]) != 0) {
-			pthread_mutex_lock(&rd.lock);
-			rd.running -= nflows - i; /* fewer flows: the dispenser serves the rest */
-			pthread_mutex_unlock(&rd.lock);
-			nflows = i;
+			nflows = i; /* fewer flows: the dispenser serves the rest */
 			break;
 		}
 	run_flow(&jobs[0], true);
 	for (uint32_t i = 1; i < nflows; i++)
 		pthread_join(jobs[i].thread, NULL);
 	pthread_mutex_destroy(&rd.lock);
+	free(rd.d.pool);
 	if (rd.rc == 0 && e->progress && jobs[0].done < rd.d.total)
 		e->progress(e->progress_arg, rd.d.total, rd.d.total);
 	return rd.rc;
