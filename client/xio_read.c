@@ -47,6 +47,7 @@ struct dispenser {
 	uint64_t off;  /* its first unit's offset in that span */
 	uint64_t dst;  /* its index in the caller's memory */
 	uint64_t total; /* units of all spans */
+	uint64_t left;  /* units not handed out yet (the pool's included) */
 };
 
 /* The next chunk, at most max units: false when every span is handed out. */
@@ -63,6 +64,7 @@ static bool dispense(struct dispenser *d, uint64_t max, uint64_t *start, uint64_
 		p->dst += *n;
 		p->n -= *n;
 		d->npool -= p->n == 0;
+		d->left -= *n;
 		return true;
 	}
 	while (d->i < d->n && d->off == d->spans[d->i].count) {
@@ -76,6 +78,7 @@ static bool dispense(struct dispenser *d, uint64_t max, uint64_t *start, uint64_
 	*dst = d->dst;
 	d->off += *n;
 	d->dst += *n;
+	d->left -= *n;
 	return true;
 }
 
@@ -89,6 +92,7 @@ struct read {
 	uint64_t completed;     /* units of the chunks complete (atomic): the read
 				   is done when it reaches d.total */
 	uint64_t pool_gen;      /* bumped when pieces go back to the dispenser (atomic) */
+	uint32_t live;          /* flows whose server is up, under lock */
 	/* per server: when one of its flows last received new units, and when
 	 * the request they answered went out (atomic) */
 	uint64_t fresh_ns[XIO_SERVERS_MAX];
@@ -112,6 +116,7 @@ struct job {
 	uint64_t pool_gen;
 	bool gone;                 /* its server was dropped: its chunks handed back */
 	unsigned active;           /* slots in use */
+	uint64_t held;             /* their units */
 	const struct xio_narrow_ops *ops;
 	int rc;                    /* this flow's first failure */
 	struct xio_error *err;     /* &own_err */
@@ -197,6 +202,12 @@ static void fill_window(struct job *j, uint64_t now)
 		if (room == 0 || (j->active > 0 && room < j->chunk && room < XIO_CC_STEP / j->width))
 			break;
 		pthread_mutex_lock(&j->rd->lock);
+		if (j->active > 0 && j->held * (j->rd->live - 1) >= j->rd->d.left) {
+			/* no more than a fair part of what is left: the tail of a
+			 * read is spread over the flows (and servers) */
+			pthread_mutex_unlock(&j->rd->lock);
+			break;
+		}
 		got = dispense(&j->rd->d, room < j->chunk ? room : j->chunk, &start, &dst, &n);
 		if (got && dst < e->low)
 			__atomic_store_n(&e->low, dst, __ATOMIC_RELEASE);
@@ -219,6 +230,7 @@ static void fill_window(struct job *j, uint64_t now)
 		send_request(j, i, start, start + n, FIRST_TRY, now);
 		e->inflight += n * j->width;
 		j->active++;
+		j->held += n;
 	}
 }
 
@@ -463,6 +475,7 @@ static void on_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_
 	progress(j, s, r->sent_ns, now);
 	if (s->miss.got == s->miss.n) {
 		__atomic_add_fetch(&j->rd->completed, s->miss.n, __ATOMIC_RELEASE);
+		j->held -= s->miss.n;
 		s->chunk_seq = 0;
 		j->active--;
 		update_low(j);
@@ -551,14 +564,17 @@ static void hand_back(struct job *j)
 				d->cap = cap;
 			}
 			d->pool[d->npool++] = (struct piece){ s->start + m.a, s->dst + m.a, m.b - m.a };
+			d->left += m.b - m.a;
 		}
 		__atomic_add_fetch(&rd->completed, s->miss.got, __ATOMIC_RELEASE);
 		s->chunk_seq = 0;
 	}
 	__atomic_add_fetch(&rd->pool_gen, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&e->low, UINT64_MAX, __ATOMIC_RELEASE);
+	rd->live--;
 	pthread_mutex_unlock(&rd->lock);
 	j->active = 0;
+	j->held = 0;
 	e->inflight = 0;
 	j->gone = j->dry = true;
 	if (rc < 0)
@@ -764,6 +780,8 @@ static void run_flow(struct job *j, bool reporter)
 			continue; /* failed, or more waiting to be read */
 		if (j->active == 0) /* done: the other flows are finishing */
 			deadline = xio_now_ns() + TAIL_POLL_NS;
+		else if (deadline == UINT64_MAX) /* chunks started after the timers were looked at */
+			deadline = xio_now_ns() + xio_rtt_timeout(&e->rtt, 0) * 1000;
 		rc = xio_conn_wait(&e->conn, j->rd->e->wake_fd, deadline, j->err);
 		if (rc < 0)
 			fail_job(j, rc);
@@ -824,6 +842,7 @@ int xio_engine_readv(struct xio_engine *e, const char *path, const struct xio_sp
 					(unsigned long long)spans[i].count);
 		rd.d.total += spans[i].count;
 	}
+	rd.d.left = rd.d.total;
 	if (!dst || rd.d.total == 0)
 		return xio_fail(err, XIO_EARG, "%s: nothing to read into (count %llu)", path,
 				(unsigned long long)rd.d.total);
@@ -841,6 +860,7 @@ int xio_engine_readv(struct xio_engine *e, const char *path, const struct xio_sp
 	if (count_chunks(&rd.d, chunk) < nflows)
 		nflows = (uint32_t)count_chunks(&rd.d, chunk);
 	pthread_mutex_init(&rd.lock, NULL);
+	rd.live = nflows;
 	for (uint32_t i = 0; i < nflows; i++) {
 		struct job *j = &jobs[i];
 
@@ -855,7 +875,9 @@ int xio_engine_readv(struct xio_engine *e, const char *path, const struct xio_sp
 	/* flows 1.. on threads of their own, flow 0 on the caller's */
 	for (uint32_t i = 1; i < nflows; i++)
 		if (pthread_create(&jobs[i].thread, NULL, flow_thread, &jobs[i]) != 0) {
-			nflows = i; /* fewer flows: the dispenser serves the rest */
+			pthread_mutex_lock(&rd.lock);
+			rd.live = nflows = i; /* fewer flows: the dispenser serves the rest */
+			pthread_mutex_unlock(&rd.lock);
 			break;
 		}
 	run_flow(&jobs[0], true);

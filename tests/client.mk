@@ -5,7 +5,9 @@
 #                  native and under ASan+UBSan
 #   client-e2e     xio-fetch against the lossy test server xcl-server:
 #                  every format, every fault, ranks, errors, a dead server,
-#                  with 1 flow and with 3; GRO trains from xio-server
+#                  with 1 flow and with 3; GRO trains from xio-server; one read
+#                  over three xio-servers (shares, one killed mid-read,
+#                  copies that disagree, all dead)
 #   client-python  the Python binding (and xio.torch when torch imports)
 # Loopback UDP ports 22000-22999 and 23000 only.
 
@@ -40,6 +42,7 @@ client-unit: $(addprefix $(BUILD)/tests/,$(CLIENT_TESTS)) $(addprefix $(BUILD)/a
 client-e2e: $(BUILD)/xio-fetch $(XCL_SERVER) $(BUILD)/xio-server
 	BUILD=$(BUILD) FLOWS=1 bash tests/client/test_fetch.sh
 	BUILD=$(BUILD) FLOWS=3 bash tests/client/test_fetch.sh
+	BUILD=$(BUILD) bash tests/client/test_replicas.sh
 
 client-python: $(LIBXIO_SO) $(XCL_SERVER)
 	BUILD=$(BUILD) bash tests/client/test_python.sh
