@@ -93,7 +93,7 @@ static void usage(FILE *f)
 		"  --overflow error|saturate\n"
 		"                         a token outside 0..65535: fail naming it (default) or clamp\n"
 		"  --chunk N              tokens per request (262144)\n"
-		"  --window N             requests outstanding at once (8)\n"
+		"  --window N             most requests outstanding per flow (32)\n"
 		"  --timeout-ms N         first timeout and ceiling of the adaptive one (500)\n"
 		"  --retries N            timeouts in a row before giving up (8)\n"
 		"  --no-gro               receive datagrams one by one (default: UDP_GRO trains)\n"

@@ -84,7 +84,7 @@ XIO_API const char *xio_code_name(int code);
 struct xio_opts {
 	uint32_t chunk_tokens; /* most tokens per READ_REQUEST, 1..16777216 (262144) */
 	uint32_t window;       /* READ_REQUESTs outstanding at once per flow, at most:
-				  the congestion window decides how many, 1..256 (8) */
+				  the congestion window decides how many, 1..256 (32) */
 	uint32_t timeout_ms;   /* first timeout, and ceiling of the adaptive one (500) */
 	uint32_t retries;      /* re-requests of a range that brings nothing, before
 				  giving up (8): a dead server fails after at most
@@ -296,7 +296,8 @@ XIO_API int xio_stream_next(struct xio_stream *s, const uint16_t **tokens, size_
 /* The stream's range after sharding: first token and token count. */
 XIO_API void xio_stream_range(const struct xio_stream *s, uint64_t *first, uint64_t *count);
 
-/* Counters of the stream's fetcher, as of its last completed batch. */
+/* Counters of the stream's fetcher, as of its last completed read (a read
+ * fills the ring's free buffers). */
 XIO_API void xio_stream_stats(struct xio_stream *s, struct xio_stats *st);
 
 /* The stream's servers (the client's list; those dropped there start

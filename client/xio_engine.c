@@ -34,7 +34,7 @@ void xio_opts_init(struct xio_opts *o)
 {
 	*o = (struct xio_opts){
 		.chunk_tokens = 262144,
-		.window = 8,
+		.window = 32,
 		.timeout_ms = 500,
 		.retries = 8,
 		.max_count = 0,
@@ -153,7 +153,6 @@ static int parse_servers(struct xio_engine *e, const char *list, struct xio_erro
 int xio_engine_init(struct xio_engine *e, const char *servers, const struct xio_opts *o,
 		    struct xio_error *err)
 {
-	uint64_t raw_units = (uint64_t)o->chunk_tokens * 4;
 	uint32_t nflows;
 	int rc;
 
@@ -168,8 +167,9 @@ int xio_engine_init(struct xio_engine *e, const char *servers, const struct xio_
 		return rc;
 	}
 	e->opts = *o;
-	/* a RAW chunk counts bytes: as many as the chunk's INT32 tokens */
-	e->slot_units = raw_units > XIO_READ_MAX_COUNT ? XIO_READ_MAX_COUNT : raw_units;
+	/* a RAW chunk counts bytes: chunk_tokens of them, a quarter of a token
+	 * chunk's bytes, so that a slot's bitmap holds chunk_tokens bits */
+	e->slot_units = o->chunk_tokens;
 	nflows = o->flows < e->nservers ? e->nservers : o->flows;
 	e->flows = calloc(nflows, sizeof(*e->flows));
 	if (!e->flows) {
@@ -236,7 +236,7 @@ uint32_t xio_engine_drop(struct xio_engine *e, uint32_t i, const struct xio_erro
 
 	pthread_mutex_lock(&e->server_lock);
 	if (e->servers[i].state == XIO_SERVER_UP) {
-		e->servers[i].state = XIO_SERVER_DROPPED;
+		__atomic_store_n(&e->servers[i].state, XIO_SERVER_DROPPED, __ATOMIC_RELAXED);
 		e->servers[i].drops++;
 	}
 	e->servers[i].last_error = *why;
@@ -316,7 +316,7 @@ void xio_engine_cancel(struct xio_engine *e)
 {
 	uint64_t one = 1;
 
-	e->canceled = true;
+	__atomic_store_n(&e->canceled, true, __ATOMIC_RELEASE);
 	if (write(e->wake_fd, &one, sizeof(one)) < 0) {
 		/* an eventfd write fails only on overflow: it is signalled already */
 	}
@@ -332,6 +332,22 @@ struct xio_req *xio_flow_new_req(struct xio_flow *f)
 	r = &f->reqs[id % XIO_REQ_TABLE];
 	memset(r, 0, sizeof(*r));
 	r->id = id;
+	return r;
+}
+
+struct xio_req *xio_flow_request(struct xio_flow *f, uint8_t opcode, uint64_t first,
+				 uint32_t count, uint16_t max_count, uint8_t options,
+				 const char *path, size_t path_len, uint64_t now)
+{
+	struct xio_req *r = xio_flow_new_req(f);
+	uint8_t *buf = xio_conn_tx_buf(&f->conn, &f->st.refused);
+	size_t len = xio_request_build(buf, XIO_TX_SLOT, opcode, r->id, first, count, max_count,
+				       options, path, path_len);
+
+	xio_conn_tx_commit(&f->conn, len);
+	r->opcode = opcode;
+	r->sent_ns = now;
+	f->st.requests++;
 	return r;
 }
 

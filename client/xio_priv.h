@@ -196,6 +196,8 @@ static inline const uint8_t *xio_conn_rx(const struct xio_conn *c, int i)
 #define XIO_GAPS_MAX 3      /* holes tracked per request (more: the timeout) */
 #define XIO_REORDER_THRESHOLD 3 /* datagrams past a hole before it is a loss
 				   (RFC 9002's kPacketThreshold) */
+#define XIO_GAP_WATCH 32    /* requests with holes a flow watches for the time rule */
+#define XIO_GAP_TIME_MIN_NS 1000000ull /* the time rule's least wait */
 
 /* A request sent, remembered so that answers can be checked against it. */
 struct xio_req {
@@ -209,6 +211,7 @@ struct xio_req {
 	uint64_t sent_ns;
 	uint64_t expect;    /* where its answer has reached: the end of the furthest
 			       datagram received (a server answers in order) */
+	uint64_t end_ns;    /* when it reached the end of the range (0: not yet) */
 	uint8_t ngaps;
 	struct xio_gap {
 		uint64_t a, b;  /* a hole the answer left behind it */
@@ -251,6 +254,8 @@ struct xio_flow {
 	uint64_t low;           /* the lowest dst index it is reading (UINT64_MAX: none);
 				   under the read's lock when it falls */
 	struct xio_cc cc;
+	uint32_t watch[XIO_GAP_WATCH]; /* stream_ids of requests with holes */
+	unsigned nwatch;
 	uint64_t inflight;      /* bytes asked for and not received (4 a token, 1 a
 				   byte) */
 	uint32_t server;        /* the server it reads from: its index in the list */
@@ -276,7 +281,7 @@ struct xio_engine {
 	struct xio_server *servers;
 	pthread_mutex_t server_lock;
 	int wake_fd;            /* eventfd: a stream closed, or a flow of the read failed */
-	volatile bool canceled; /* the stream was closed */
+	bool canceled;          /* the stream was closed (atomic) */
 	uint64_t slot_units;    /* most units of a chunk */
 	xio_progress_fn progress;
 	void *progress_arg;
@@ -307,6 +312,12 @@ XIO_HIDDEN void xio_engine_fini(struct xio_engine *e);
 /* A fresh non-zero stream_id of a flow and its table entry. */
 XIO_HIDDEN struct xio_req *xio_flow_new_req(struct xio_flow *f);
 XIO_HIDDEN struct xio_req *xio_flow_find_req(struct xio_flow *f, uint32_t id);
+/* The one place a request is built: a new stream_id, the request queued
+ * on the flow's socket (sent by xio_conn_flush), its table entry with
+ * opcode and sent_ns filled in, counted in requests. */
+XIO_HIDDEN struct xio_req *xio_flow_request(struct xio_flow *f, uint8_t opcode, uint64_t first,
+					    uint32_t count, uint16_t max_count, uint8_t options,
+					    const char *path, size_t path_len, uint64_t now);
 /* A flow's counters with its timer's state filled in. */
 XIO_HIDDEN void xio_flow_stats(const struct xio_flow *f, struct xio_stats *st);
 /* The engine's: the flows' counters summed (docs/client.md says how the

@@ -1,21 +1,26 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * xio_read.c: the windowed read. The spans asked for (one range, or many
- * ranges of one file) are cut into chunks, none crossing the end of a
- * span; up to `window` of them are asked for at once, each by a
- * READ_REQUEST, and each is placed at its span's offset in the caller's
- * memory. Every
- * answer datagram is checked (header, dtype and length, CRC32C as it
- * arrived, the request it answers and that request's range) and placed at
- * its first_token: UINT16 payloads (narrowed on the way) are copied,
- * INT32 payloads are narrowed here by the stage core's SIMD kernels. Only
- * units not received yet are placed and counted, so duplicates and late
- * answers change nothing. A chunk whose answer stops for a timeout (the
- * adaptive one of xio_rtt.c) is asked again for exactly its missing
- * ranges, with new stream_ids, until `retries` timeouts in a row bring
- * nothing. Then, when the client has a list of servers, that server is
- * dropped: its flows hand what their chunks still miss back to the
- * dispenser, where the other servers' flows take it first; the read fails
- * only when no server is left.
+ * xio_read.c: the windowed read over flows. The spans asked for (one
+ * range, or many ranges of one file) are handed out as chunks by one
+ * dispenser, none crossing the end of a span; each flow (a socket, flow 0
+ * on the caller's thread, the others on threads of their own) takes a
+ * chunk whenever its congestion window (xio_cc.c) has room and one of its
+ * `window` slots is free, asks for it by a READ_REQUEST sized to that room,
+ * and places it at its span's offset in the caller's memory. Every answer
+ * datagram is checked (header, dtype and length, CRC32C as it arrived, the
+ * request it answers and that request's range) and placed at its
+ * first_token: UINT16 payloads (narrowed on the way) are copied, INT32
+ * payloads are narrowed here by the stage core's SIMD kernels. Only units
+ * not received yet are placed and counted, so duplicates and late answers
+ * change nothing. A hole an answer leaves behind it is asked again at once
+ * when 3 datagrams have passed it, or when the answer reached its end and
+ * a little time passed (RFC 9002's packet and time thresholds); a chunk
+ * whose answer stops for a timeout (the adaptive one of xio_rtt.c) is
+ * asked again for exactly its missing ranges, with new stream_ids, until
+ * `retries` timeouts in a row bring nothing. Then, when the client has a
+ * list of servers, that server is dropped: its flows hand what their
+ * chunks still miss back to the dispenser, where the other servers' flows
+ * take it first; the read fails only when no server is left. Any other
+ * failure of a flow ends the read.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,7 +92,7 @@ struct read {
 	struct xio_engine *e;
 	pthread_mutex_t lock;
 	struct dispenser d;     /* under lock */
-	volatile int rc;        /* the first failure of any flow */
+	int rc;                 /* the first failure of any flow (atomic) */
 	struct xio_error *err;  /* the caller's: the first failure's, under lock */
 	uint64_t completed;     /* units of the chunks complete (atomic): the read
 				   is done when it reaches d.total */
@@ -127,7 +132,7 @@ struct job {
 /* Some flow failed: this one stops too. */
 static bool stopped(const struct job *j)
 {
-	return j->rc != 0 || j->rd->rc != 0;
+	return j->rc != 0 || __atomic_load_n(&j->rd->rc, __ATOMIC_ACQUIRE) != 0;
 }
 
 /* Every unit of the read is placed. */
@@ -150,32 +155,25 @@ static void update_low(struct job *j)
 
 enum why { FIRST_TRY, GAP, TIMEOUT }; /* why a request is sent */
 
-/* Builds and queues one READ_REQUEST: the one place a request's bytes are
- * made. */
+/* Asks for units [a, b) of slot's chunk. */
 static void send_request(struct job *j, uint32_t slot, uint64_t a, uint64_t b, enum why why,
 			 uint64_t now)
 {
 	struct xio_flow *e = j->f;
-	struct xio_req *r = xio_flow_new_req(e);
-	uint8_t *buf = xio_conn_tx_buf(&e->conn, &e->st.refused);
 	uint32_t max_count = j->opts->max_count;
 	uint8_t options = (uint8_t)((j->raw ? XIO_OPT_RAW : 0) | (j->opts->crc ? XIO_OPT_CRC : 0));
-	size_t len;
+	struct xio_req *r;
 
 	if (j->raw && max_count) /* RAW answers count bytes */
 		max_count = max_count * 4 > 65535 ? 65535 : max_count * 4;
-	len = xio_request_build(buf, XIO_TX_SLOT, XIO_OP_READ_REQUEST, r->id, a, (uint32_t)(b - a),
-				(uint16_t)max_count, options, j->path, j->path_len);
-	xio_conn_tx_commit(&e->conn, len);
-	r->opcode = XIO_OP_READ_REQUEST;
+	r = xio_flow_request(e, XIO_OP_READ_REQUEST, a, (uint32_t)(b - a), (uint16_t)max_count,
+			     options, j->path, j->path_len, now);
 	r->first_try = why == FIRST_TRY;
 	r->slot = slot;
 	r->chunk_seq = e->slots[slot].chunk_seq;
 	r->a = a;
 	r->b = b;
 	r->expect = a;
-	r->sent_ns = now;
-	e->st.requests++;
 	e->st.re_requests += why != FIRST_TRY;
 	e->st.gap_re_requests += why == GAP;
 	e->st.timeout_re_requests += why == TIMEOUT;
@@ -245,9 +243,9 @@ static void fail_job(struct job *j, int rc)
 	j->rc = rc;
 	pthread_mutex_lock(&rd->lock);
 	if (rd->rc == 0) {
-		rd->rc = rc;
 		if (rd->err)
 			*rd->err = j->own_err;
+		__atomic_store_n(&rd->rc, rc, __ATOMIC_RELEASE);
 		if (rd->e->nflows > 1) {
 			uint64_t one = 1;
 
@@ -390,10 +388,17 @@ static bool repair_gap(struct job *j, struct xio_slot *s, uint64_t a, uint64_t b
 static void track_gaps(struct job *j, struct xio_req *r, struct xio_slot *s, uint64_t first,
 		       uint64_t n, uint64_t now)
 {
-	if (first > r->expect && r->ngaps < XIO_GAPS_MAX)
+	struct xio_flow *f = j->f;
+
+	if (first > r->expect && r->ngaps < XIO_GAPS_MAX) {
 		r->gaps[r->ngaps++] = (struct xio_gap){ r->expect, first, 0 };
+		if (r->ngaps == 1 && f->nwatch < XIO_GAP_WATCH)
+			f->watch[f->nwatch++] = r->id;
+	}
 	if (first + n > r->expect)
 		r->expect = first + n;
+	if (r->expect >= r->b && !r->end_ns)
+		r->end_ns = now;
 	for (unsigned i = 0; i < r->ngaps;) {
 		struct xio_gap *g = &r->gaps[i];
 
@@ -405,6 +410,46 @@ static void track_gaps(struct job *j, struct xio_req *r, struct xio_slot *s, uin
 		}
 		i++;
 	}
+}
+
+/* The time rule, for holes too near the end of an answer to have 3
+ * datagrams after them: once the answer has reached the end of its range,
+ * a hole still open after a quarter of the round trip (at least 1 ms) is
+ * lost, as RFC 9002's time threshold declares a packet lost. Runs with the
+ * socket drained; returns when it must look again (UINT64_MAX: nothing to
+ * watch). */
+static uint64_t check_tail_gaps(struct job *j, uint64_t now)
+{
+	struct xio_flow *f = j->f;
+	uint64_t wait = f->rtt.srtt * 1000 / 4, next = UINT64_MAX;
+
+	if (wait < XIO_GAP_TIME_MIN_NS)
+		wait = XIO_GAP_TIME_MIN_NS;
+	for (unsigned i = 0; i < f->nwatch;) {
+		struct xio_req *r = xio_flow_find_req(f, f->watch[i]);
+		struct xio_slot *s;
+		bool lost = false;
+
+		if (!r || r->ngaps == 0 || r->opcode != XIO_OP_READ_REQUEST ||
+		    f->slots[r->slot].chunk_seq != r->chunk_seq) {
+			f->watch[i] = f->watch[--f->nwatch]; /* settled, or its chunk is done */
+			continue;
+		}
+		if (!r->end_ns || now < r->end_ns + wait) {
+			if (r->end_ns && r->end_ns + wait < next)
+				next = r->end_ns + wait;
+			i++;
+			continue;
+		}
+		s = &f->slots[r->slot];
+		for (unsigned k = 0; k < r->ngaps; k++)
+			lost |= repair_gap(j, s, r->gaps[k].a, r->gaps[k].b, now);
+		if (lost)
+			xio_cc_on_loss(&f->cc, r->sent_ns, now);
+		r->ngaps = 0;
+		f->watch[i] = f->watch[--f->nwatch];
+	}
+	return next;
 }
 
 static void on_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_t len,
@@ -770,8 +815,12 @@ static void run_flow(struct job *j, bool reporter)
 		}
 		drained = receive(j);
 
-		if (drained && !stopped(j))
+		if (drained && !stopped(j)) {
+			uint64_t tail = check_tail_gaps(j, xio_now_ns());
+
 			deadline = check_timers(j, xio_now_ns());
+			deadline = tail < deadline ? tail : deadline;
+		}
 		fill_window(j, xio_now_ns());
 		xio_conn_flush(&e->conn, &e->st.refused);
 		if (reporter)
@@ -785,12 +834,13 @@ static void run_flow(struct job *j, bool reporter)
 		rc = xio_conn_wait(&e->conn, j->rd->e->wake_fd, deadline, j->err);
 		if (rc < 0)
 			fail_job(j, rc);
-		else if (rc == 2 && j->rd->e->canceled)
+		else if (rc == 2 && __atomic_load_n(&j->rd->e->canceled, __ATOMIC_ACQUIRE))
 			fail_job(j, xio_fail(j->err, XIO_ECANCELED, "%s: canceled", j->path));
 	}
 	for (uint32_t i = 0; i < j->opts->window; i++)
 		e->slots[i].chunk_seq = 0; /* answers still on the way are late */
 	e->inflight = 0;
+	e->nwatch = 0;
 	__atomic_store_n(&e->low, UINT64_MAX, __ATOMIC_RELEASE);
 }
 
@@ -846,7 +896,7 @@ int xio_engine_readv(struct xio_engine *e, const char *path, const struct xio_sp
 	if (!dst || rd.d.total == 0)
 		return xio_fail(err, XIO_EARG, "%s: nothing to read into (count %llu)", path,
 				(unsigned long long)rd.d.total);
-	if (e->canceled)
+	if (__atomic_load_n(&e->canceled, __ATOMIC_ACQUIRE))
 		return xio_fail(err, XIO_ECANCELED, "%s: canceled", path);
 	drain_wake(e);
 	/* the flows of the servers up, in order (they alternate servers) */

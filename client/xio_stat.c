@@ -19,18 +19,12 @@
 static struct xio_req *send_stat(struct xio_flow *e, const char *path, size_t plen,
 				 uint64_t stat_no, bool first_try)
 {
-	struct xio_req *r = xio_flow_new_req(e);
-	uint8_t *buf = xio_conn_tx_buf(&e->conn, &e->st.refused);
-	size_t len = xio_request_build(buf, XIO_TX_SLOT, XIO_OP_STAT_REQUEST, r->id, 0, 0, 0, 0,
-				       path, plen);
+	struct xio_req *r = xio_flow_request(e, XIO_OP_STAT_REQUEST, 0, 0, 0, 0, path, plen,
+					     xio_now_ns());
 
-	xio_conn_tx_commit(&e->conn, len);
 	xio_conn_flush(&e->conn, &e->st.refused);
-	r->opcode = XIO_OP_STAT_REQUEST;
 	r->first_try = first_try;
 	r->chunk_seq = stat_no;
-	r->sent_ns = xio_now_ns();
-	e->st.requests++;
 	if (!first_try)
 		e->st.re_requests++;
 	return r;
@@ -194,7 +188,7 @@ static int stat_all(struct xio_engine *eng, struct stat_one *one, const char *pa
 			continue;
 		if (rc < 0)
 			return xio_fail(err, XIO_ESYS, "poll: %s", strerror(errno));
-		if (pfd[n - 1].revents && eng->canceled)
+		if (pfd[n - 1].revents && __atomic_load_n(&eng->canceled, __ATOMIC_ACQUIRE))
 			return xio_fail(err, XIO_ECANCELED, "%s: canceled", path);
 		now = xio_now_ns();
 		for (uint32_t i = 0; i < eng->nservers; i++) {
@@ -275,7 +269,8 @@ int xio_engine_stat(struct xio_engine *eng, const char *path, struct xio_stat *s
 		}
 		pthread_mutex_lock(&eng->server_lock);
 		if (srv->state == XIO_SERVER_DROPPED) {
-			srv->state = XIO_SERVER_UP; /* back: it answered a new STAT */
+			/* back: it answered a new STAT */
+			__atomic_store_n(&srv->state, XIO_SERVER_UP, __ATOMIC_RELAXED);
 			srv->rejoins++;
 		}
 		pthread_mutex_unlock(&eng->server_lock);

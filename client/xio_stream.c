@@ -36,6 +36,7 @@ struct xio_stream {
 	uint64_t taken;    /* batches handed to the consumer */
 	uint64_t returned; /* batches it gave back (taken - 1 or taken) */
 	bool stop;
+	bool finished;     /* the fetcher has ended, its counters copied */
 	int rc;            /* the fetcher's failure */
 	struct xio_error err;
 	struct xio_stats st;
@@ -55,7 +56,6 @@ static void publish(void *arg, uint64_t done, uint64_t total)
 	pthread_mutex_lock(&s->lock);
 	if (s->span_base + full > s->fetched) {
 		s->fetched = s->span_base + full;
-		xio_engine_stats(&s->e, &s->st);
 		pthread_cond_broadcast(&s->cond);
 	}
 	pthread_mutex_unlock(&s->lock);
@@ -97,6 +97,10 @@ static void *fetcher(void *arg)
 		if (rc < 0)
 			break;
 		b += k;
+		/* the counters once the read's flows have stopped writing them */
+		pthread_mutex_lock(&s->lock);
+		xio_engine_stats(&s->e, &s->st);
+		pthread_mutex_unlock(&s->lock);
 	}
 	pthread_mutex_lock(&s->lock);
 	if (rc < 0 && !s->stop) {
@@ -104,6 +108,7 @@ static void *fetcher(void *arg)
 		s->err = err;
 	}
 	xio_engine_stats(&s->e, &s->st);
+	s->finished = true;
 	pthread_cond_broadcast(&s->cond);
 	pthread_mutex_unlock(&s->lock);
 	return NULL;
@@ -231,6 +236,9 @@ int xio_stream_next(struct xio_stream *s, const uint16_t **tokens, size_t *n,
 		rc = s->rc;
 		if (err)
 			*err = s->err;
+	} else {
+		while (!s->finished) /* the end: the fetcher's final counters */
+			pthread_cond_wait(&s->cond, &s->lock);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return rc;

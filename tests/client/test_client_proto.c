@@ -43,7 +43,8 @@ enum mode {
 	M_GSO,       /* a 1000-token answer as one UDP GSO train and a datagram */
 	M_FLOWS,     /* requests held until 3 source ports asked; the first port's
 			first requests then dropped */
-	M_GAP,       /* the answer to [0, 1000) without its datagram [250, 500) */
+	M_GAP,       /* the answer to [0, 1000) without its datagrams [250, 500) */
+	M_TAIL,      /* the answer to [0, 1000) without its datagram [750, 875) */
 };
 
 struct peer {
@@ -54,7 +55,7 @@ struct peer {
 struct script {
 	int fd;
 	pthread_t th;
-	volatile int stop;
+	int stop; /* atomic */
 	enum mode mode;
 	uint64_t file_tokens; /* what the server says the file holds */
 	pthread_mutex_t lock;
@@ -275,6 +276,15 @@ static void answer(struct script *s, const struct peer *p, const struct xio_requ
 			if (t != 250 && t != 375)
 				send_range(s, p, r, t, t + 125, t >= 500);
 		break;
+	case M_TAIL:
+		if (a != 0 || r->hdr.token_count != 1000) {
+			answer_all(s, p, r);
+			break;
+		}
+		for (uint64_t t = 0; t < 1000; t += 125) /* 8 datagrams, the 7th lost */
+			if (t != 750)
+				send_range(s, p, r, t, t + 125, false);
+		break;
 	}
 }
 
@@ -338,7 +348,7 @@ static void *server_main(void *arg)
 	struct script *s = arg;
 	uint8_t b[2048];
 
-	while (!s->stop) {
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
 		struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
 		struct peer p = { .len = sizeof(p.a) };
 		ssize_t n;
@@ -369,7 +379,7 @@ static void start(enum mode mode, uint64_t file_tokens)
 
 static void stop_server(void)
 {
-	srv.stop = 1;
+	__atomic_store_n(&srv.stop, 1, __ATOMIC_RELEASE);
 	pthread_join(srv.th, NULL);
 }
 
@@ -786,9 +796,11 @@ static void test_flows(void)
 }
 
 /* One hole in the middle of an answer: asked again at once for exactly
- * that range when the answer has gone 3 datagrams past it, long before
- * the timeout (10 s here); the window halves once. */
-static void test_gap_repaired(void)
+ * that range when the answer has gone 3 datagrams past it (M_GAP), or,
+ * a hole with one datagram after it, once the answer has reached its end
+ * and a little time passed (M_TAIL); either long before the timeout (10 s
+ * here); the window halves once. */
+static void gap_repaired(enum mode mode, uint64_t a, uint64_t b)
 {
 	static uint16_t out[NTOK];
 	struct xio_client *c = client(PORT, 4, 10000, 3, false, false);
@@ -797,7 +809,7 @@ static void test_gap_repaired(void)
 	uint64_t t0;
 	int rc;
 
-	start(M_GAP, NTOK);
+	start(mode, NTOK);
 	t0 = xio_now_ns();
 	rc = xio_read(c, "f", 0, NTOK, out, &err);
 	t0 = xio_now_ns() - t0;
@@ -811,7 +823,7 @@ static void test_gap_repaired(void)
 		  (unsigned long long)st.re_requests, (unsigned long long)st.gap_re_requests,
 		  (unsigned long long)st.timeout_re_requests, (unsigned long long)st.timeouts,
 		  (unsigned long long)st.requests);
-	XIO_CHECK(srv.nseen == 4 && srv.seen[3].a == 250 && srv.seen[3].b == 500,
+	XIO_CHECK(srv.nseen == 4 && srv.seen[3].a == a && srv.seen[3].b == b,
 		  "the server saw %u requests, the last %llu..%llu", srv.nseen,
 		  (unsigned long long)srv.seen[3].a, (unsigned long long)srv.seen[3].b);
 	XIO_CHECK(st.cwnd_reductions == 1 && st.cwnd < XIO_CC_INITIAL + 3 * 4000,
@@ -821,6 +833,16 @@ static void test_gap_repaired(void)
 		  (unsigned long long)(t0 / 1000000));
 	check_accounting(&st);
 	xio_close(c);
+}
+
+static void test_gap_repaired(void)
+{
+	gap_repaired(M_GAP, 250, 500);
+}
+
+static void test_tail_gap_repaired(void)
+{
+	gap_repaired(M_TAIL, 750, 875);
 }
 
 static void test_stream_shard(void)
@@ -935,6 +957,7 @@ static const struct xio_unit_test tests[] = {
 	XIO_UNIT_TEST(test_gro_trains),
 	XIO_UNIT_TEST(test_flows),
 	XIO_UNIT_TEST(test_gap_repaired),
+	XIO_UNIT_TEST(test_tail_gap_repaired),
 	XIO_UNIT_TEST(test_stream_shard),
 	XIO_UNIT_TEST(test_stream_ring),
 	XIO_UNIT_TEST(test_stream_close_while_waiting),

@@ -386,9 +386,19 @@ static void test_codes_and_opts(void)
 		  strcmp(xio_code_name(-XIO_ETOKEN), "token") == 0 &&
 		  strcmp(xio_code_name(999), "unknown") == 0, "code names");
 	xio_opts_init(&o);
-	XIO_CHECK(o.chunk_tokens == 262144 && o.window == 8 && o.timeout_ms == 500 &&
-		  o.retries == 8 && o.max_count == 0 && !o.crc && !o.saturate, "defaults");
+	XIO_CHECK(o.chunk_tokens == 262144 && o.window == 32 && o.timeout_ms == 500 &&
+		  o.retries == 8 && o.max_count == 0 && !o.crc && !o.saturate && o.gro == 1 &&
+		  o.flows == xio_default_flows() && o.flows >= 1 && o.flows <= 4, "defaults");
 	XIO_CHECK(xio_opts_check(&o, &err) == 0, "defaults are valid");
+	o.flows = 0;
+	XIO_CHECK(xio_opts_check(&o, &err) == -XIO_EARG && strstr(err.msg, "flows 0: must be 1..64"),
+		  "%s", err.msg);
+	o.flows = 65;
+	XIO_CHECK(xio_opts_check(&o, &err) == -XIO_EARG, "flows 65");
+	xio_opts_init(&o);
+	o.gro = 2;
+	XIO_CHECK(xio_opts_check(&o, &err) == -XIO_EARG && strstr(err.msg, "gro"), "%s", err.msg);
+	xio_opts_init(&o);
 	o.chunk_tokens = 16777217;
 	XIO_CHECK(xio_opts_check(&o, &err) == -XIO_EARG && strstr(err.msg, "chunk_tokens 16777217"),
 		  "%s", err.msg);

@@ -174,7 +174,8 @@ for args in "tok.bin --out x" "--server h --out x" "--server h tok.bin" \
 	"--server h tok.bin --out x --rank 3 --world 3" "--server h ds --out x --format megatron --first 5" \
 	"--server h tok.bin --out x --chunk 0" "--server h tok.bin --out x --window 1k" \
 	"--server h tok.bin --out x --progress --quiet" "--server h a b --out x" "--bogus" \
-	"--server h tok.bin --out x --overflow wrap" "--server h tok.bin --out x --count 0"; do
+	"--server h tok.bin --out x --overflow wrap" "--server h tok.bin --out x --count 0" \
+	"--server h tok.bin --out x --flows 0" "--server h tok.bin --out x --flows 65"; do
 	# shellcheck disable=SC2086
 	run 2 "usage: $args" "$FETCH" $args
 	nlines 1

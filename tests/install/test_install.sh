@@ -50,7 +50,7 @@ tree() {
 
 # expected PREFIX PYTHON_SITE LUA_DIR: what make install must put there.
 expected() {
-	local p=$1 site=$2 lua=$3 b l h pkg f major=${XIO_VERSION%%.*}
+	local p=$1 site=$2 lua=$3 b l h pkg f so
 	for b in $XIO_BINS; do
 		echo "f 755 ./$p/bin/$b"
 		echo "f 644 ./$p/share/man/man1/$b.1"
@@ -59,9 +59,11 @@ expected() {
 		case $l in
 		*.a) echo "f 644 ./$p/lib/$l" ;;
 		*.so)
+			# the soname the library was linked with (libxio: LIBXIO_SO_MAJOR)
+			so=$(objdump -p "$BUILD/$l" | awk '$1 == "SONAME" { print $2 }')
 			echo "f 755 ./$p/lib/$l.$XIO_VERSION"
-			echo "l ./$p/lib/$l.$major -> $l.$XIO_VERSION"
-			echo "l ./$p/lib/$l -> $l.$major" ;;
+			echo "l ./$p/lib/$so -> $l.$XIO_VERSION"
+			echo "l ./$p/lib/$l -> $so" ;;
 		esac
 	done
 	for h in $XIO_HEADERS; do echo "f 644 ./$p/include/$h"; done

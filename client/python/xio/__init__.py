@@ -281,7 +281,7 @@ class Batches(_Handle):
         return view.copy() if self._copy else view
 
     def stats(self):
-        """The stream's counters as a dict (as of its last complete batch)."""
+        """The stream's counters as a dict (as of its last complete read)."""
         if self._h:
             st = _lib.Stats()
             lib.xio_stream_stats(self._h, ctypes.byref(st))
