@@ -475,6 +475,7 @@ static void write_stats(const struct fetch *x, const char *error)
 		s.gro ? "true" : "false", (unsigned long long)s.flows,
 		(unsigned long long)s.gap_re_requests, (unsigned long long)s.timeout_re_requests,
 		(unsigned long long)s.cwnd, (unsigned long long)s.cwnd_reductions);
+	fprintf(f, ", \"cookie_refreshes\": %llu", (unsigned long long)s.cookie_refreshes);
 	write_flow_stats(f, x->c);
 	write_server_stats(f, x->c);
 	if (error) {

@@ -144,6 +144,8 @@ struct xio_stats {
 	uint64_t timeout_re_requests; /* re-requests after a timeout (the same) */
 	uint64_t cwnd;           /* congestion window now, bytes (4 a token) */
 	uint64_t cwnd_reductions; /* times a loss or a timeout cut it */
+	uint64_t cookie_refreshes; /* STATs for a new address cookie after the server
+				      refused one (ERROR_REPLY cookie, xio-read 1.2) */
 };
 
 struct xio_client;

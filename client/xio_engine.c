@@ -193,13 +193,17 @@ int xio_engine_init(struct xio_engine *e, const char *servers, const struct xio_
 			return rc;
 		}
 	}
-	return 0;
+	rc = xio_cookies_init(e, err);
+	if (rc < 0)
+		xio_engine_fini(e);
+	return rc;
 }
 
 void xio_engine_fini(struct xio_engine *e)
 {
 	for (uint32_t i = 0; i < e->nflows; i++)
 		flow_fini(&e->flows[i]);
+	xio_cookies_fini(e);
 	free(e->flows);
 	e->flows = NULL;
 	e->nflows = 0;
@@ -344,6 +348,8 @@ struct xio_req *xio_flow_request(struct xio_flow *f, uint8_t opcode, uint64_t fi
 	size_t len = xio_request_build(buf, XIO_TX_SLOT, opcode, r->id, first, count, max_count,
 				       options, path, path_len);
 
+	if (opcode == XIO_OP_READ_REQUEST) /* the address cookie, when the server gave one */
+		len = xio_cookie_add(f->cookie, r, buf, len);
 	xio_conn_tx_commit(&f->conn, len);
 	r->opcode = opcode;
 	r->sent_ns = now;

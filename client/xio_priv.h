@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 
 #include "xio.h"
+#include "xio_msg.h"
 
 #define XIO_HIDDEN __attribute__((visibility("hidden")))
 
@@ -199,10 +200,28 @@ static inline const uint8_t *xio_conn_rx(const struct xio_conn *c, int i)
 #define XIO_GAP_WATCH 32    /* requests with holes a flow watches for the time rule */
 #define XIO_GAP_TIME_MIN_NS 1000000ull /* the time rule's least wait */
 
+/* ---- xio_cookie.c: the address cookie (xio-read 1.2) ---- */
+
+/* The cookie of one (server address, local address): what the last
+ * STAT_REPLY to a flow leaving from that local address gave. The flows on
+ * one local address share it (a flow is a thread during a read: under
+ * lock). Every READ_REQUEST carries it while `have`; a server that gives
+ * none (1.0, or validation off) gets none. */
+struct xio_cookie {
+	pthread_mutex_t lock;
+	uint32_t server;               /* the server's index in the list */
+	struct sockaddr_storage local; /* the port not counted */
+	uint8_t v[XIO_COOKIE_LEN];
+	bool have;
+	uint32_t gen; /* STAT_REPLYs taken so far (0: none yet): what a request went with */
+};
+
 /* A request sent, remembered so that answers can be checked against it. */
 struct xio_req {
 	uint32_t id;        /* stream_id; 0 = unused */
 	uint8_t opcode;     /* READ_REQUEST or STAT_REQUEST */
+	uint8_t cookie;     /* it carried the cookie */
+	uint32_t cookie_gen; /* xio_cookie.gen when it was sent */
 	uint8_t first_try;  /* the chunk's first request: its answer is an RTT sample */
 	uint8_t sampled;
 	uint32_t slot;
@@ -234,6 +253,7 @@ struct xio_slot {
 	bool waiting;       /* nothing received since then */
 	bool retried;       /* asked again at least once (no more RTT samples) */
 	unsigned fails;     /* timeouts in a row without a new unit */
+	bool cookie_wait;   /* refused for its cookie: asked again with the next one */
 	struct xio_missing miss;
 };
 
@@ -258,6 +278,8 @@ struct xio_flow {
 	unsigned nwatch;
 	uint64_t inflight;      /* bytes asked for and not received (4 a token, 1 a
 				   byte) */
+	struct xio_cookie *cookie; /* that of its server and local address, in the
+				      engine's table */
 	uint32_t server;        /* the server it reads from: its index in the list */
 };
 
@@ -280,6 +302,8 @@ struct xio_engine {
 	uint32_t nservers;
 	struct xio_server *servers;
 	pthread_mutex_t server_lock;
+	struct xio_cookie *cookies; /* one per server and local address of the flows */
+	uint32_t ncookies;
 	int wake_fd;            /* eventfd: a stream closed, or a flow of the read failed */
 	bool canceled;          /* the stream was closed (atomic) */
 	uint64_t slot_units;    /* most units of a chunk */
@@ -334,6 +358,26 @@ XIO_HIDDEN int xio_engine_read(struct xio_engine *e, const char *path, uint64_t 
 XIO_HIDDEN int xio_engine_readv(struct xio_engine *e, const char *path,
 				const struct xio_span *spans, size_t n, uint8_t *dst, bool raw,
 				struct xio_error *err);
+/* Gives each flow the cookie of its server and local address (the flows
+ * to one server that leave from one address share one). 0, or -XIO_ESYS. */
+XIO_HIDDEN int xio_cookies_init(struct xio_engine *e, struct xio_error *err);
+XIO_HIDDEN void xio_cookies_fini(struct xio_engine *e);
+/* Takes the cookie of a STAT_REPLY (none in a 16-byte body: a server that
+ * does not validate addresses). */
+XIO_HIDDEN void xio_cookie_take(struct xio_cookie *c, const uint8_t *b, uint32_t len,
+				const struct xio_hdr *h);
+/* Adds the cookie, when there is one, to request r of len bytes in buf
+ * (XIO_TX_SLOT bytes) and notes it in r; returns the new length. */
+XIO_HIDDEN size_t xio_cookie_add(struct xio_cookie *c, struct xio_req *r, uint8_t *buf,
+				 size_t len);
+/* The number of STAT_REPLYs taken so far. */
+XIO_HIDDEN uint32_t xio_cookie_gen(struct xio_cookie *c);
+/* Forgets the cookie (a server back at 1.0 refused it). */
+XIO_HIDDEN void xio_cookie_drop(struct xio_cookie *c);
+/* Sends (queues and flushes) a STAT_REQUEST for stat number stat_no on
+ * flow f (xio_stat.c). */
+XIO_HIDDEN struct xio_req *xio_flow_send_stat(struct xio_flow *f, const char *path, size_t plen,
+					      uint64_t stat_no, bool first_try);
 /* STAT_REQUEST with retries, to every server on its first flow, the
  * answers compared (xio_stat.c). */
 XIO_HIDDEN int xio_engine_stat(struct xio_engine *e, const char *path, struct xio_stat *st,

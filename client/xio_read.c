@@ -21,6 +21,17 @@
  * chunks still miss back to the dispenser, where the other servers' flows
  * take it first; the read fails only when no server is left. Any other
  * failure of a flow ends the read.
+ *
+ * Address validation (xio-read 1.2): every READ_REQUEST carries the cookie
+ * of its flow's server and local address when the server gave one. ERROR_REPLY
+ * cookie (the cookie expired, or none was sent) is no failure: the flow
+ * STATs for a new cookie (one STAT at a time, asked again on its timeout)
+ * and asks its refused chunks again once it comes; a refusal of an older
+ * cookie than the one in hand (another flow renewed it) is asked again at
+ * once. Three fresh cookies refused in a row without data in between fail
+ * the read: something on the path changes the source address. bad_request
+ * to a request that carried a cookie (a server back at 1.0) drops the
+ * cookie and STATs the same way.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +134,10 @@ struct job {
 	unsigned active;           /* slots in use */
 	uint64_t held;             /* their units */
 	const struct xio_narrow_ops *ops;
+	uint64_t refresh;          /* the STAT for a new cookie in flight (its number), 0: none */
+	uint64_t refresh_ns;       /* when it was (last) sent */
+	unsigned refused;          /* fresh cookies refused in a row */
+	uint32_t refused_gen;      /* the last cookie counted there */
 	int rc;                    /* this flow's first failure */
 	struct xio_error *err;     /* &own_err */
 	struct xio_error own_err;
@@ -153,7 +168,9 @@ static void update_low(struct job *j)
 	__atomic_store_n(&j->f->low, low, __ATOMIC_RELEASE);
 }
 
-enum why { FIRST_TRY, GAP, TIMEOUT }; /* why a request is sent */
+#define COOKIE_TRIES 3 /* fresh cookies refused in a row before the read fails */
+
+enum why { FIRST_TRY, GAP, TIMEOUT, COOKIE }; /* why a request is sent */
 
 /* Asks for units [a, b) of slot's chunk. */
 static void send_request(struct job *j, uint32_t slot, uint64_t a, uint64_t b, enum why why,
@@ -224,6 +241,7 @@ static void fill_window(struct job *j, uint64_t now)
 		s->waiting = true;
 		s->retried = false;
 		s->fails = 0;
+		s->cookie_wait = false;
 		xio_missing_reset(&s->miss, s->miss.bits, n);
 		send_request(j, i, start, start + n, FIRST_TRY, now);
 		e->inflight += n * j->width;
@@ -272,14 +290,105 @@ static unsigned reply_width(const struct xio_hdr *h)
 	return 0;
 }
 
+/* Asks the missing ranges of slot i again (a new cookie came): a new round
+ * for its timer, no failure counted. */
+static void resend_slot(struct job *j, uint32_t i, uint64_t now)
+{
+	struct xio_slot *s = &j->f->slots[i];
+	struct xio_range rg[XIO_RE_REQ_MAX];
+	size_t k = xio_missing_ranges(&s->miss, rg, XIO_RE_REQ_MAX);
+
+	for (size_t q = 0; q < k; q++)
+		send_request(j, i, s->start + rg[q].a, s->start + rg[q].b, COOKIE, now);
+	s->cookie_wait = false;
+	s->last_ns = s->sent_ns = now;
+	s->order = ++j->f->order;
+	s->waiting = true;
+	s->retried = true;
+}
+
+/* Sends the STAT for a new cookie (again after a timeout: an answer to
+ * either counts). */
+static void send_refresh(struct job *j, uint64_t now)
+{
+	if (!j->refresh)
+		j->refresh = ++j->f->chunk_seq;
+	xio_flow_send_stat(j->f, j->path, j->path_len, j->refresh, false);
+	j->refresh_ns = now;
+}
+
+/* The server refused request r for its cookie (ERROR_REPLY cookie, or
+ * bad_request to a request that carried one). A refusal of what the
+ * latest STAT_REPLY gave counts once towards COOKIE_TRIES (one made before
+ * any STAT does not); one of an older cookie is asked again at once. */
+static void on_cookie_refused(struct job *j, struct xio_req *r, uint32_t code, uint64_t now)
+{
+	struct xio_flow *e = j->f;
+	uint32_t gen = xio_cookie_gen(e->cookie);
+
+	if (code == XIO_E_BAD_REQUEST)
+		xio_cookie_drop(e->cookie); /* a 1.0 server: STAT says whether it validates now */
+	if (r->cookie_gen && r->cookie_gen == gen && r->cookie_gen != j->refused_gen) {
+		j->refused_gen = r->cookie_gen;
+		if (++j->refused >= COOKIE_TRIES) {
+			int rc = xio_fail(j->err, XIO_ESERVER,
+					  "%s: server %s refused %u fresh address cookies in a row "
+					  "(%s): something on the path changes this host's source "
+					  "address (NAT, or servers on one address without a shared "
+					  "--cookie-secret), or the refusals are forged",
+					  j->path, e->conn.name, j->refused, xio_err_name(code));
+
+			j->err->server_code = code;
+			fail_job(j, rc);
+			return;
+		}
+	}
+	e->slots[r->slot].cookie_wait = true;
+	if (j->refresh)
+		return; /* the slot goes again with the cookie on its way */
+	if (r->cookie_gen < gen)
+		resend_slot(j, r->slot, now); /* a newer STAT_REPLY is here already */
+	else
+		send_refresh(j, now);
+}
+
+/* The STAT_REPLY of the cookie refresh: the new cookie, and the refused
+ * chunks asked again. */
+static void on_refresh_reply(struct job *j, const uint8_t *b, uint32_t len,
+			     const struct xio_hdr *h, uint64_t now)
+{
+	struct xio_flow *e = j->f;
+
+	e->st.answers++;
+	xio_cookie_take(e->cookie, b, len, h);
+	e->st.cookie_refreshes++;
+	j->refresh = 0;
+	for (uint32_t i = 0; i < j->opts->window; i++)
+		if (e->slots[i].chunk_seq && e->slots[i].cookie_wait)
+			resend_slot(j, i, now);
+}
+
 static void on_error_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_t len,
-			   const struct xio_hdr *h)
+			   const struct xio_hdr *h, uint64_t now)
 {
 	struct xio_flow *e = j->f;
 	uint32_t code, mlen;
 	const char *msg;
 	int rc;
 
+	if (r && r->opcode == XIO_OP_STAT_REQUEST && j->refresh && r->chunk_seq == j->refresh) {
+		if (xio_error_parse(b, len, h, &code, &msg, &mlen) < 0) {
+			e->st.malformed++;
+			return;
+		}
+		e->st.answers++;
+		rc = xio_fail(j->err, XIO_ESERVER, "%s: server %s: STAT for a new cookie: %s: %.*s",
+			      j->path, e->conn.name, xio_err_name(code),
+			      (int)(mlen > 160 ? 160 : mlen), msg);
+		j->err->server_code = code;
+		fail_job(j, rc);
+		return;
+	}
 	if (!r || r->opcode != XIO_OP_READ_REQUEST) {
 		e->st.ignored++;
 		return;
@@ -293,6 +402,10 @@ static void on_error_reply(struct job *j, struct xio_req *r, const uint8_t *b, u
 		return;
 	}
 	e->st.answers++;
+	if (code == XIO_E_COOKIE || (code == XIO_E_BAD_REQUEST && r->cookie)) {
+		on_cookie_refused(j, r, code, now);
+		return;
+	}
 	rc = xio_fail(j->err, code == XIO_E_RANGE ? XIO_ERANGE : XIO_ESERVER,
 		      "%s: server %s: %s: %.*s", j->path, e->conn.name, xio_err_name(code),
 		      (int)(mlen > 160 ? 160 : mlen), msg);
@@ -487,6 +600,8 @@ static void on_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_
 				     (unsigned long long)(h->first_token + n)));
 		return;
 	}
+	if (r->cookie_gen == xio_cookie_gen(e->cookie))
+		j->refused = 0; /* the cookie works */
 	if (r->first_try && !r->sampled && !s->retried) {
 		/* request to the first datagram of its answer; Karn: never a
 		 * chunk asked again, whose answer may be to either request */
@@ -541,7 +656,10 @@ static void on_datagram(struct job *j, const uint8_t *b, uint32_t len, uint64_t 
 	}
 	r = xio_flow_find_req(e, h.stream_id);
 	if (h.opcode == XIO_OP_ERROR_REPLY)
-		on_error_reply(j, r, b, len, &h);
+		on_error_reply(j, r, b, len, &h, now);
+	else if (h.opcode == XIO_OP_STAT_REPLY && r && r->opcode == XIO_OP_STAT_REQUEST &&
+		 j->refresh && r->chunk_seq == j->refresh)
+		on_refresh_reply(j, b, len, &h, now);
 	else if (h.opcode == (j->raw ? XIO_OP_DATA_REPLY : XIO_OP_READ_REPLY))
 		on_reply(j, r, b, len, &h, now);
 	else if (r) /* a late answer to an earlier exchange */
@@ -713,6 +831,11 @@ static uint64_t check_timers(struct job *j, uint64_t now)
 		s->last_ns = now;
 		deadline = now + xio_rtt_timeout(&e->rtt, s->fails) * 1000;
 		next = deadline < next ? deadline : next;
+		if (s->cookie_wait && j->refresh) {
+			if (j->refresh_ns < now) /* the STAT for its cookie, once a round */
+				send_refresh(j, now);
+			continue;
+		}
 		if (head >= 0 && (uint32_t)head != i)
 			continue; /* behind the head */
 		xio_cc_on_timeout(&e->cc, s->sent_ns, now);

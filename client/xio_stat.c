@@ -5,7 +5,9 @@
  * sample for the adaptive timeout. A STAT goes to every server of the list,
  * on its first flow, all at once; the answers are compared: the sizes must
  * agree, the mtimes may differ (counted) unless strict_mtime. A server that
- * answers is up (again); one that does not is dropped.
+ * answers is up (again); one that does not is dropped. A STAT_REPLY also
+ * brings the address cookie of xio-read 1.2 (bytes 16..31 of a 32-byte
+ * body), which every READ_REQUEST to that server then carries.
  */
 #include <errno.h>
 #include <poll.h>
@@ -16,8 +18,8 @@
 #include "xio_msg.h"
 #include "xio_priv.h"
 
-static struct xio_req *send_stat(struct xio_flow *e, const char *path, size_t plen,
-				 uint64_t stat_no, bool first_try)
+struct xio_req *xio_flow_send_stat(struct xio_flow *e, const char *path, size_t plen,
+				   uint64_t stat_no, bool first_try)
 {
 	struct xio_req *r = xio_flow_request(e, XIO_OP_STAT_REQUEST, 0, 0, 0, 0, path, plen,
 					     xio_now_ns());
@@ -75,6 +77,7 @@ static int on_datagram(struct xio_flow *e, const char *path, uint64_t stat_no,
 		return 1;
 	}
 	e->st.answers++;
+	xio_cookie_take(e->cookie, b, len, &h);
 	if (r->first_try)
 		xio_rtt_sample(&e->rtt, (now - r->sent_ns) / 1000);
 	st->tokens = st->size / 4;
@@ -118,7 +121,7 @@ static void stat_timeout(struct xio_engine *eng, struct stat_one *o, const char 
 	xio_rtt_backoff(&e->rtt, o->fails);
 	if (o->first->id == o->first_id)
 		o->first->first_try = 0; /* Karn: its answer is no sample now */
-	send_stat(e, path, plen, o->stat_no, false);
+	xio_flow_send_stat(e, path, plen, o->stat_no, false);
 	o->last = xio_now_ns();
 }
 
@@ -158,7 +161,7 @@ static int stat_all(struct xio_engine *eng, struct stat_one *one, const char *pa
 		o->f = &eng->flows[i]; /* flow i reads from server i */
 		o->name = eng->servers[i].name;
 		o->stat_no = ++o->f->chunk_seq;
-		o->first = send_stat(o->f, path, plen, o->stat_no, true);
+		o->first = xio_flow_send_stat(o->f, path, plen, o->stat_no, true);
 		o->first_id = o->first->id;
 		o->last = xio_now_ns();
 	}

@@ -8,7 +8,8 @@ SERVER_HDRS := $(wildcard server/*.h stages/*.h apps/xio_cli.h)
 SERVER_LIB  := $(BUILD)/libxio_server.a
 SERVER_BIN  := $(BUILD)/xio-server
 SERVER_INC  := -Iserver -Iapps
-SERVER_LIBS := $(ISAL_LIBS) -lpthread
+SODIUM_LIBS := $(shell $(PKGCONF) --libs libsodium 2>/dev/null || echo -lsodium)
+SERVER_LIBS := $(ISAL_LIBS) $(SODIUM_LIBS) -lpthread
 
 $(BUILD)/server/%.o: server/%.c $(SERVER_HDRS)
 	@mkdir -p $(@D)

@@ -38,6 +38,10 @@ static struct xio_srv_worker *worker_new(struct xio_srv *s, unsigned id)
 	w->allow = &s->cfg->allow;
 	w->pace = &s->pace;
 	w->stop = &s->stop;
+	if (s->cfg->cookies) {
+		w->cookie = &s->cfg->cookie;
+		xio_srv_cookie_keys_init(&w->keys, w->cookie);
+	}
 	w->payload4 = xio_mtu_payload(s->cfg->mtu, false);
 	w->payload6 = xio_mtu_payload(s->cfg->mtu, true);
 	while (xio_srv_sock_open(&w->sock, id, (struct sockaddr *)&s->cfg->bind, s->cfg->bind_len,
@@ -99,7 +103,12 @@ void xio_srv_announce(const struct xio_srv *s, FILE *out)
 		fprintf(out, "paced at %g Gbit/s", c->rate_gbit);
 	else
 		fprintf(out, "not paced");
-	fprintf(out, ", %s\n", s->w[0]->sock.gso ? "UDP GSO" : "sendmmsg");
+	fprintf(out, ", %s", s->w[0]->sock.gso ? "UDP GSO" : "sendmmsg");
+	if (c->cookies)
+		fprintf(out, " | address cookies, secret rotated every %u s%s\n", c->cookie_rotate,
+			c->cookie_secret ? " (from --cookie-secret)" : "");
+	else
+		fprintf(out, " | no address validation (--cookies off)\n");
 	fflush(out);
 }
 
@@ -157,7 +166,8 @@ void xio_srv_serve(struct xio_srv *s)
 int xio_srv_close(struct xio_srv *s)
 {
 	struct xio_srv_run_info info = { .threads = s->cfg->threads, .mtu = s->cfg->mtu,
-					 .rate_gbit = s->cfg->rate_gbit, .gso = true };
+					 .rate_gbit = s->cfg->rate_gbit, .gso = true,
+					 .cookies = s->cfg->cookies };
 	double elapsed = (double)(s->t1_ns - s->t0_ns) / 1e9;
 	struct xio_srv_counters c;
 	int rc = 0;
@@ -180,6 +190,7 @@ int xio_srv_close(struct xio_srv *s)
 		worker_free(s->w[i]);
 	free(s->w);
 	close(s->cfg->rootfd);
+	xio_srv_cookie_fini(&s->cfg->cookie);
 	free(s);
 	return rc;
 }

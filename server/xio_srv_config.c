@@ -42,10 +42,17 @@ static void usage(void)
 	       "  --stats-interval S  print a counters line every S seconds (default 0: none)\n"
 	       "  --duration S        stop after S seconds (default 0: at SIGINT/SIGTERM)\n"
 	       "  --idle-exit MS      stop after MS milliseconds without a datagram\n"
+	       "  --cookies on|off    address validation (xio-read 1.2): READ only with the\n"
+	       "                      cookie STAT_REPLY gives, so forged sources get no data\n"
+	       "                      (default on; off for 1.0 clients on a trusted network)\n"
+	       "  --cookie-rotate S   the cookie secret's rotation period, 1..%u (default %u)\n"
+	       "  --cookie-secret FILE  the secret (16..%u bytes, mode 600), shared by the\n"
+	       "                      servers that answer on one address (default: random)\n"
 	       "  --help              this text\n"
 	       "  --version           the version\n"
 	       "SIGINT or SIGTERM: finish the answer being sent, write the counters, exit 0.\n",
-	       xio_cli_prog(), XIO_DEFAULT_UDP_PORT, 64u, XIO_SRV_MTU_MAX, XIO_SRV_THREADS_MAX);
+	       xio_cli_prog(), XIO_DEFAULT_UDP_PORT, 64u, XIO_SRV_MTU_MAX, XIO_SRV_THREADS_MAX,
+	       XIO_SRV_COOKIE_ROTATE_MAX, XIO_SRV_COOKIE_ROTATE_DEF, XIO_SRV_COOKIE_SECRET_MAX);
 	exit(0);
 }
 
@@ -120,6 +127,29 @@ static void check_mtu(const struct xio_srv_config *c)
 				    c->mtu, v6 ? "IPv6" : "IPv4", v6 ? 84u : 64u);
 }
 
+static bool on_off(const char *name, const char *v)
+{
+	if (strcmp(v, "on") == 0)
+		return true;
+	if (strcmp(v, "off") != 0)
+		xio_cli_usage_error("--%s '%s': on or off", name, v);
+	return false;
+}
+
+static void make_cookie_secret(struct xio_srv_config *c)
+{
+	char err[256];
+
+	if (!c->cookies) {
+		if (c->cookie_secret)
+			xio_cli_usage_error("--cookie-secret with --cookies off: nothing to validate");
+		return;
+	}
+	if (xio_srv_cookie_init(&c->cookie, c->cookie_secret, c->cookie_rotate, err, sizeof(err)))
+		xio_cli_usage_error("%s: %s", c->cookie_secret ? "--cookie-secret" : "address cookies",
+				    err);
+}
+
 /* The stats file is written at exit: its directory must take it. */
 static void check_stats_json(const char *path)
 {
@@ -137,7 +167,8 @@ static void check_stats_json(const char *path)
 void xio_srv_config_parse(int argc, char **argv, struct xio_srv_config *c)
 {
 	enum { O_ROOT = 256, O_BIND, O_PORT, O_ALLOW, O_MTU, O_RATE, O_THREADS, O_STATS_JSON,
-	       O_STATS_INTERVAL, O_DURATION, O_IDLE_EXIT, O_HELP, O_VERSION };
+	       O_STATS_INTERVAL, O_DURATION, O_IDLE_EXIT, O_HELP, O_VERSION, O_COOKIES,
+	       O_COOKIE_ROTATE, O_COOKIE_SECRET };
 	static const struct option longopts[] = {
 		{ "root", required_argument, NULL, O_ROOT },
 		{ "bind", required_argument, NULL, O_BIND },
@@ -150,6 +181,9 @@ void xio_srv_config_parse(int argc, char **argv, struct xio_srv_config *c)
 		{ "stats-interval", required_argument, NULL, O_STATS_INTERVAL },
 		{ "duration", required_argument, NULL, O_DURATION },
 		{ "idle-exit", required_argument, NULL, O_IDLE_EXIT },
+		{ "cookies", required_argument, NULL, O_COOKIES },
+		{ "cookie-rotate", required_argument, NULL, O_COOKIE_ROTATE },
+		{ "cookie-secret", required_argument, NULL, O_COOKIE_SECRET },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -158,7 +192,8 @@ void xio_srv_config_parse(int argc, char **argv, struct xio_srv_config *c)
 	int opt;
 
 	*c = (struct xio_srv_config){ .rootfd = -1, .bind_str = "::", .port = XIO_DEFAULT_UDP_PORT,
-				      .mtu = 1500, .threads = 1 };
+				      .mtu = 1500, .threads = 1, .cookies = true,
+				      .cookie_rotate = XIO_SRV_COOKIE_ROTATE_DEF };
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -179,6 +214,12 @@ void xio_srv_config_parse(int argc, char **argv, struct xio_srv_config *c)
 		case O_IDLE_EXIT:
 			c->idle_exit_ms = xio_cli_num("idle-exit", optarg, 0, 1000000000);
 			break;
+		case O_COOKIES: c->cookies = on_off("cookies", optarg); break;
+		case O_COOKIE_ROTATE:
+			c->cookie_rotate = (unsigned)xio_cli_num("cookie-rotate", optarg, 1,
+								 XIO_SRV_COOKIE_ROTATE_MAX);
+			break;
+		case O_COOKIE_SECRET: c->cookie_secret = optarg; break;
 		case O_HELP: usage(); break;
 		case O_VERSION: xio_cli_version(); break;
 		case ':': xio_cli_usage_error("option '%s' needs a value", argv[optind - 1]);
@@ -194,4 +235,5 @@ void xio_srv_config_parse(int argc, char **argv, struct xio_srv_config *c)
 	build_allow(c, allow);
 	if (c->stats_json)
 		check_stats_json(c->stats_json);
+	make_cookie_secret(c);
 }

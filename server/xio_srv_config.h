@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 
 #include "xio_srv_allow.h"
+#include "xio_srv_cookie.h"
 
 #define XIO_SRV_MTU_MAX     9000
 #define XIO_SRV_THREADS_MAX 64
@@ -31,6 +32,10 @@ struct xio_srv_config {
 	double stats_interval;  /* s, 0: no line */
 	double duration;        /* s, 0: until a signal */
 	uint64_t idle_exit_ms;  /* 0: never */
+	bool cookies;           /* --cookies: address validation (default on) */
+	unsigned cookie_rotate; /* --cookie-rotate, s */
+	const char *cookie_secret; /* --cookie-secret FILE, NULL: getrandom() */
+	struct xio_srv_cookie cookie; /* the secret, when cookies */
 };
 
 /* Fills *c from the command line; --help and --version print and exit 0,

@@ -4,6 +4,13 @@
  * datagram (STAT_REPLY or ERROR_REPLY, written out), or a READ answer to
  * build with xio_srv_train. No sockets: the worker sends what this decides,
  * and the fuzzer and unit tests call it directly.
+ *
+ * With address validation (1.2) the checks run in the spec's order: the
+ * header and body (bad_request), the cookie of a READ_REQUEST (cookie),
+ * then the path and the file, so that no file is touched for a request
+ * without a valid cookie (the allow list, before all, is the worker's). A
+ * single answer is never more than three times the request's bytes: an
+ * ERROR_REPLY's message is cut to fit.
  */
 #ifndef XIO_SRV_HANDLE_H
 #define XIO_SRV_HANDLE_H
@@ -12,6 +19,7 @@
 #include <stdint.h>
 
 #include "xio_msg.h"
+#include "xio_srv_cookie.h"
 #include "xio_srv_files.h"
 #include "xio_srv_train.h"
 
@@ -29,14 +37,21 @@ struct xio_srv_answer {
 	uint8_t request;  /* the request's opcode (0 for NONE) */
 	uint32_t error;   /* the ERROR_REPLY code, 0 when not an error */
 	size_t len;       /* XIO_SRV_REPLY: bytes at out */
+	bool cookie;      /* a STAT_REPLY that carries a cookie */
 	struct xio_srv_read read; /* XIO_SRV_READ */
 };
 
-/* Answers the UDP payload dg[0..len) of a request. payload_max is the most
- * payload bytes of one answer datagram on the path to this client
- * (xio_mtu_payload() for its address family, >= 4); out has
- * XIO_SRV_REPLY_MAX bytes. */
-void xio_srv_handle(struct xio_srv_files *files, uint32_t payload_max, const uint8_t *dg,
+/* The most bytes of a single answer to a request of len bytes (the size
+ * rule: three times, within XIO_SRV_REPLY_MAX). */
+#define XIO_SRV_REPLY_CAP(len) ((len) * 3 < XIO_SRV_REPLY_MAX ? (len) * 3 : XIO_SRV_REPLY_MAX)
+
+/* Answers the UDP payload dg[0..len) of a request from peer. keys: the
+ * worker's cookie keys, moved to the batch's time (NULL: no address
+ * validation). payload_max is the most payload bytes of one answer
+ * datagram on the path to this client (xio_mtu_payload() for its address
+ * family, >= 4); out has XIO_SRV_REPLY_MAX bytes. */
+void xio_srv_handle(struct xio_srv_files *files, const struct xio_srv_cookie_keys *keys,
+		    const struct sockaddr *peer, uint32_t payload_max, const uint8_t *dg,
 		    size_t len, uint8_t *out, struct xio_srv_answer *a);
 
 /* The ERROR_REPLY io of a READ answer whose file could not be read (err:

@@ -45,6 +45,7 @@ void xio_srv_counters_add(struct xio_srv_counters *sum, const struct xio_srv_cou
 	sum->send_errors += ld(&x->send_errors);
 	sum->cache_hits += ld(&x->cache_hits);
 	sum->cache_opens += ld(&x->cache_opens);
+	sum->cookies_issued += ld(&x->cookies_issued);
 	if (ld(&x->last_rx_ns) > sum->last_rx_ns)
 		sum->last_rx_ns = ld(&x->last_rx_ns);
 }
@@ -89,11 +90,12 @@ void xio_srv_stats_json(FILE *out, const struct xio_srv_counters *c, double elap
 		"},\n \"datagrams\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"file_bytes\": %" PRIu64
 		", \"send_errors\": %" PRIu64 ",\n \"received\": %" PRIu64 ", \"refused\": %" PRIu64
 		", \"ignored\": %" PRIu64 ", \"cache_hits\": %" PRIu64 ", \"cache_opens\": %" PRIu64
-		",\n \"elapsed_s\": %.6f, \"threads\": %u, \"mtu\": %u, \"rate_gbit\": %g, "
-		"\"gso\": %s}\n",
+		", \"cookies_issued\": %" PRIu64 ",\n \"elapsed_s\": %.6f, \"threads\": %u, "
+		"\"mtu\": %u, \"rate_gbit\": %g, \"gso\": %s, \"cookies\": %s}\n",
 		c->datagrams, c->bytes, c->file_bytes, c->send_errors, c->received, c->refused,
-		c->ignored, c->cache_hits, c->cache_opens, elapsed_s, info->threads, info->mtu,
-		info->rate_gbit, info->gso ? "true" : "false");
+		c->ignored, c->cache_hits, c->cache_opens, c->cookies_issued, elapsed_s,
+		info->threads, info->mtu, info->rate_gbit, info->gso ? "true" : "false",
+		info->cookies ? "true" : "false");
 }
 
 int xio_srv_stats_save(const char *path, const struct xio_srv_counters *c, double elapsed_s,

@@ -21,7 +21,7 @@ enum xio_srv_ans {
 	XIO_SRV_ANS_ERROR,    /* ERROR_REPLY */
 	XIO_SRV_ANS_COUNT
 };
-#define XIO_SRV_ERR_COUNT (XIO_E_IO + 1) /* errors[code], code 1..6 */
+#define XIO_SRV_ERR_COUNT (XIO_E_COOKIE + 1) /* errors[code], code 1..7 */
 
 struct xio_srv_counters {
 	uint64_t received;  /* datagrams taken in */
@@ -35,6 +35,7 @@ struct xio_srv_counters {
 	uint64_t file_bytes;  /* file bytes carried by READ_REPLY / DATA_REPLY */
 	uint64_t send_errors; /* datagrams the kernel refused to send */
 	uint64_t cache_hits, cache_opens; /* open-file cache */
+	uint64_t cookies_issued; /* STAT_REPLY with an address cookie */
 	uint64_t last_rx_ns;  /* CLOCK_MONOTONIC of the last datagram in */
 } __attribute__((aligned(64)));
 
@@ -52,6 +53,7 @@ struct xio_srv_run_info {
 	uint32_t mtu;
 	double rate_gbit;
 	bool gso; /* every worker still on UDP GSO at the end */
+	bool cookies; /* address validation on */
 };
 
 /* One line: "xio-server: t=..." with rates over dt and the totals. */

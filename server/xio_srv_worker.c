@@ -57,6 +57,10 @@ static void send_read(struct xio_srv_worker *w, const struct xio_srv_read *r,
 	}
 	XIO_SRV_ADD(w->counters.answers[r->opcode == XIO_OP_DATA_REPLY ? XIO_SRV_ANS_DATA
 									: XIO_SRV_ANS_READ], 1);
+	/* a paced train may outlast a rotation: the next request of the batch
+	 * is checked against the keys of now */
+	if (w->cookie)
+		xio_srv_cookie_keys_at(&w->keys, xio_srv_now_ns());
 }
 
 /* Answers one received datagram. */
@@ -71,14 +75,16 @@ static void serve(struct xio_srv_worker *w, const uint8_t *dg, size_t len,
 		XIO_SRV_ADD(c->refused, 1);
 		return;
 	}
-	xio_srv_handle(&w->files, d->v4 ? w->payload4 : w->payload6, dg, len, w->reply[w->nreply],
-		       &a);
+	xio_srv_handle(&w->files, w->cookie ? &w->keys : NULL, (const struct sockaddr *)&d->peer,
+		       d->v4 ? w->payload4 : w->payload6, dg, len, w->reply[w->nreply], &a);
 	if (a.kind == XIO_SRV_NONE) {
 		XIO_SRV_ADD(c->ignored, 1);
 		return;
 	}
 	XIO_SRV_ADD(c->requests[a.request == XIO_OP_STAT_REQUEST ? XIO_SRV_REQ_STAT
 								 : XIO_SRV_REQ_READ], 1);
+	if (a.cookie)
+		XIO_SRV_ADD(c->cookies_issued, 1);
 	if (a.kind == XIO_SRV_READ)
 		send_read(w, &a.read, d);
 	else
@@ -99,8 +105,13 @@ void *xio_srv_worker_main(void *arg)
 			nanosleep(&pause, NULL);
 			continue;
 		}
-		if (n > 0)
-			__atomic_store_n(&w->counters.last_rx_ns, xio_srv_now_ns(), __ATOMIC_RELAXED);
+		if (n > 0) {
+			uint64_t now = xio_srv_now_ns();
+
+			__atomic_store_n(&w->counters.last_rx_ns, now, __ATOMIC_RELAXED);
+			if (w->cookie)
+				xio_srv_cookie_keys_at(&w->keys, now);
+		}
 		/* once stopping, the answer in hand is the last: the rest of the
 		 * batch is left unanswered, as if it had come after the stop */
 		for (int i = 0; i < n && !__atomic_load_n(w->stop, __ATOMIC_RELAXED); i++) {

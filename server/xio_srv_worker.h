@@ -27,6 +27,8 @@ struct xio_srv_worker {
 	const struct xio_srv_allow *allow;
 	struct xio_srv_pace *pace;
 	const int *stop;
+	const struct xio_srv_cookie *cookie; /* NULL: no address validation */
+	struct xio_srv_cookie_keys keys;     /* its period keys, moved per batch */
 	uint32_t payload4, payload6; /* payload bytes per datagram per family */
 	struct xio_srv_sock sock;
 	struct xio_srv_files files;

@@ -9,6 +9,7 @@ static const char *const err_names[] = {
 	[XIO_E_NOT_FOUND] = "not_found", [XIO_E_ACCESS] = "access",
 	[XIO_E_RANGE] = "range",         [XIO_E_BAD_REQUEST] = "bad_request",
 	[XIO_E_NOT_TOKENS] = "not_tokens", [XIO_E_IO] = "io",
+	[XIO_E_COOKIE] = "cookie",
 };
 
 const char *xio_err_name(uint32_t code)
@@ -52,6 +53,11 @@ void xio_hdr_put(uint8_t *b, const struct xio_hdr *h)
 	xio_put_be32(b + XIO_OFF_PAYLOAD_CRC, h->payload_crc);
 }
 
+static size_t pad4(size_t n)
+{
+	return (n + 3) & ~(size_t)3;
+}
+
 static enum xio_req_verdict bad(const char **why, const char *what)
 {
 	if (why)
@@ -91,6 +97,13 @@ enum xio_req_verdict xio_request_parse(const uint8_t *b, size_t len, struct xio_
 	    (r->hdr.token_count == 0 || r->hdr.token_count > XIO_READ_MAX_COUNT))
 		return bad(why, "token_count must be 1..16777216");
 	r->path = (const char *)body + XIO_REQ_BODY_LEN;
+	if (r->hdr.opcode == XIO_OP_READ_REQUEST && (r->options & XIO_OPT_COOKIE)) {
+		size_t at = pad4(XIO_REQ_BODY_LEN + r->path_len);
+
+		if (blen < at + XIO_COOKIE_LEN)
+			return bad(why, "request body too short for its cookie");
+		r->cookie = body + at;
+	}
 	return XIO_REQ_OK;
 }
 
@@ -112,11 +125,6 @@ int xio_path_check(const char *path, size_t len)
 		start = i + 1;
 	}
 	return 0;
-}
-
-static size_t pad4(size_t n)
-{
-	return (n + 3) & ~(size_t)3;
 }
 
 size_t xio_request_build(uint8_t *buf, size_t cap, uint8_t opcode, uint32_t stream_id,
@@ -141,6 +149,16 @@ size_t xio_request_build(uint8_t *buf, size_t cap, uint8_t opcode, uint32_t stre
 	return len;
 }
 
+size_t xio_request_add_cookie(uint8_t *buf, size_t len, size_t cap,
+			      const uint8_t cookie[XIO_COOKIE_LEN])
+{
+	if (len < XIO_HDR_LEN + XIO_REQ_BODY_LEN || len % 4 || len + XIO_COOKIE_LEN > cap)
+		return 0;
+	buf[XIO_HDR_LEN + 4] |= XIO_OPT_COOKIE;
+	memcpy(buf + len, cookie, XIO_COOKIE_LEN);
+	return len + XIO_COOKIE_LEN;
+}
+
 size_t xio_error_build(uint8_t *buf, size_t cap, uint32_t stream_id, uint64_t first_token,
 		       uint32_t code, const char *msg)
 {
@@ -149,11 +167,17 @@ size_t xio_error_build(uint8_t *buf, size_t cap, uint32_t stream_id, uint64_t fi
 		.stream_id = stream_id, .first_token = first_token,
 	};
 	size_t mlen = strnlen(msg, XIO_ERR_MSG_MAX);
-	size_t len = XIO_HDR_LEN + pad4(XIO_ERR_BODY_LEN + mlen);
+	size_t len;
 	uint8_t *body = buf + XIO_HDR_LEN;
 
-	if (len > cap)
+	if (cap < XIO_HDR_LEN + XIO_ERR_BODY_LEN)
 		return 0;
+	if (XIO_HDR_LEN + pad4(XIO_ERR_BODY_LEN + mlen) > cap) {
+		mlen = (cap - XIO_HDR_LEN - XIO_ERR_BODY_LEN) & ~(size_t)3;
+		while (mlen && ((uint8_t)msg[mlen] & 0xC0) == 0x80) /* not inside a character */
+			mlen--;
+	}
+	len = XIO_HDR_LEN + pad4(XIO_ERR_BODY_LEN + mlen);
 	memset(buf, 0, len);
 	xio_hdr_put(buf, &h);
 	xio_put_be32(body, code);
@@ -178,22 +202,30 @@ int xio_error_parse(const uint8_t *b, size_t len, const struct xio_hdr *h, uint3
 	return 0;
 }
 
-size_t xio_stat_reply_build(uint8_t *buf, size_t cap, uint32_t stream_id, uint64_t size,
-			    uint64_t mtime_ns)
+size_t xio_stat_reply_build_cookie(uint8_t *buf, size_t cap, uint32_t stream_id, uint64_t size,
+				   uint64_t mtime_ns, const uint8_t *cookie)
 {
 	struct xio_hdr h = {
 		.opcode = XIO_OP_STAT_REPLY, .flags = XIO_F_LAST,
 		.dtype = size % 4 ? 0 : XIO_DT_INT32, .hdr_len = XIO_HDR_LEN,
 		.stream_id = stream_id, .first_token = size / 4,
 	};
-	size_t len = XIO_HDR_LEN + XIO_STAT_BODY_LEN;
+	size_t len = XIO_HDR_LEN + (cookie ? XIO_STAT_BODY_COOKIE_LEN : XIO_STAT_BODY_LEN);
 
 	if (len > cap)
 		return 0;
 	xio_hdr_put(buf, &h);
 	xio_put_be64(buf + XIO_HDR_LEN, size);
 	xio_put_be64(buf + XIO_HDR_LEN + 8, mtime_ns);
+	if (cookie)
+		memcpy(buf + XIO_HDR_LEN + XIO_STAT_BODY_LEN, cookie, XIO_COOKIE_LEN);
 	return len;
+}
+
+size_t xio_stat_reply_build(uint8_t *buf, size_t cap, uint32_t stream_id, uint64_t size,
+			    uint64_t mtime_ns)
+{
+	return xio_stat_reply_build_cookie(buf, cap, stream_id, size, mtime_ns, NULL);
 }
 
 int xio_stat_reply_parse(const uint8_t *b, size_t len, const struct xio_hdr *h, uint64_t *size,
@@ -204,6 +236,13 @@ int xio_stat_reply_parse(const uint8_t *b, size_t len, const struct xio_hdr *h, 
 	*size = xio_be64(b + h->hdr_len);
 	*mtime_ns = xio_be64(b + h->hdr_len + 8);
 	return 0;
+}
+
+const uint8_t *xio_stat_reply_cookie(const uint8_t *b, size_t len, const struct xio_hdr *h)
+{
+	if (len - h->hdr_len < XIO_STAT_BODY_COOKIE_LEN)
+		return NULL;
+	return b + h->hdr_len + XIO_STAT_BODY_LEN;
 }
 
 uint32_t xio_mtu_payload(uint32_t mtu, bool ipv6)

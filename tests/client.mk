@@ -5,9 +5,10 @@
 #                  native and under ASan+UBSan; test_client_proto under TSan
 #   client-e2e     xio-fetch against the lossy test server xcl-server:
 #                  every format, every fault, ranks, errors, a dead server,
-#                  with 1 flow and with 3; GRO trains from xio-server; one read
-#                  over three xio-servers (shares, one killed mid-read,
-#                  copies that disagree, all dead)
+#                  with 1 flow and with 3; GRO trains from xio-server; against
+#                  build/xio-server with address cookies on (across rotations)
+#                  and off; one read over three xio-servers (shares, one
+#                  killed mid-read, copies that disagree, all dead)
 #   client-python  the Python binding (and xio.torch when torch imports)
 # Loopback UDP ports 22000-22999 and 23000 only.
 
@@ -55,7 +56,7 @@ client-e2e: $(BUILD)/xio-fetch $(XCL_SERVER) $(BUILD)/xio-server
 	BUILD=$(BUILD) FLOWS=3 bash tests/client/test_fetch.sh
 	BUILD=$(BUILD) bash tests/client/test_replicas.sh
 
-client-python: $(LIBXIO_SO) $(XCL_SERVER)
+client-python: $(LIBXIO_SO) $(XCL_SERVER) $(SERVER_BIN)
 	BUILD=$(BUILD) bash tests/client/test_python.sh
 
 TESTS += client-unit client-e2e client-python

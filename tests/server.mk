@@ -1,7 +1,9 @@
 # tests/server.mk: the tests of xio-server (server/server.mk), in make test:
 #   server-unit   CUnit tests/server/test_server.c, native and ASan+UBSan:
 #                 confinement, cache, every error code, chunking, allow list,
-#                 pacing, GSO and sendmmsg trains on loopback (ports 21100-21109)
+#                 pacing, GSO and sendmmsg trains on loopback (ports 21100-21109);
+#                 tests/server/test_cookie.c: address cookies, the order of the
+#                 checks, the three-times size rule
 #                 (stages/xio_msg.c has its own tests/unit/test_msg.c in `unit`)
 #   server-fuzz   libFuzzer on the request handler for SERVER_FUZZ_SECONDS (30)
 #   server-e2e    build/xio-server on loopback against tests/server/xio_client.py
@@ -11,6 +13,8 @@
 
 SERVER_TEST      := $(BUILD)/tests/test_server
 SERVER_TEST_ASAN := $(BUILD)/asan/tests/test_server
+COOKIE_TEST      := $(BUILD)/tests/test_srv_cookie
+COOKIE_TEST_ASAN := $(BUILD)/asan/tests/test_srv_cookie
 SERVER_ASAN_LIB  := $(BUILD)/asan/libxio_server.a
 
 $(BUILD)/asan/server/%.o: server/%.c $(SERVER_HDRS)
@@ -39,10 +43,19 @@ $(SERVER_TEST_ASAN): $(BUILD)/asan/tests/server/test_server.o \
 		$(SERVER_ASAN_LIB) $(BUILD)/asan/libxio_stages.a
 	$(CC) $(UNIT_ASAN_CFLAGS) $(LDFLAGS) $^ -o $@ $(SERVER_LIBS) $(CUNIT_LIBS)
 
+$(COOKIE_TEST): $(BUILD)/tests/server/test_cookie.o $(BUILD)/tests/server/srv_tree.o \
+		$(BUILD)/tests/obj/xio_unit.o $(SERVER_LIB) $(STAGES_LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(SERVER_LIBS) $(CUNIT_LIBS)
+
+$(COOKIE_TEST_ASAN): $(BUILD)/asan/tests/server/test_cookie.o \
+		$(BUILD)/asan/tests/server/srv_tree.o $(BUILD)/asan/tests/obj/xio_unit.o \
+		$(SERVER_ASAN_LIB) $(BUILD)/asan/libxio_stages.a
+	$(CC) $(UNIT_ASAN_CFLAGS) $(LDFLAGS) $^ -o $@ $(SERVER_LIBS) $(CUNIT_LIBS)
+
 .PHONY: server-unit
 server-unit: export ASAN_OPTIONS ?= detect_leaks=1:abort_on_error=0:halt_on_error=1
 server-unit: export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
-server-unit: $(SERVER_TEST) $(SERVER_TEST_ASAN)
+server-unit: $(SERVER_TEST) $(SERVER_TEST_ASAN) $(COOKIE_TEST) $(COOKIE_TEST_ASAN)
 	@set -e; for t in $^; do echo "--- $$t"; $$t; done
 
 TESTS += server-unit
@@ -53,7 +66,8 @@ TESTS += server-unit
 # it finds grows build/fuzz-server/corpus, a crash lands in artifacts/.
 SERVER_FUZZ_DIR := $(BUILD)/fuzz-server
 SERVER_FUZZ_BIN := $(SERVER_FUZZ_DIR)/xio-fuzz-server
-SERVER_FUZZ_SRC := server/xio_srv_files.c server/xio_srv_handle.c server/xio_srv_train.c
+SERVER_FUZZ_SRC := server/xio_srv_files.c server/xio_srv_handle.c server/xio_srv_train.c \
+		   server/xio_srv_cookie.c
 SERVER_FUZZ_SECONDS ?= 30
 
 $(SERVER_FUZZ_BIN): tests/server/fuzz_server.c tests/server/srv_tree.c $(SERVER_FUZZ_SRC) \
@@ -61,7 +75,7 @@ $(SERVER_FUZZ_BIN): tests/server/fuzz_server.c tests/server/srv_tree.c $(SERVER_
 	@mkdir -p $(@D)
 	$(CLANG) $(filter-out -fsanitize=fuzzer-no-link,$(FUZZ_CFLAGS)) -fsanitize=fuzzer \
 		$(SERVER_INC) $(ISAL_CFLAGS) $(filter %.c,$^) $(FUZZ_DIR)/libxio_stages.a -o $@ \
-		$(ISAL_LIBS)
+		$(ISAL_LIBS) $(SODIUM_LIBS)
 
 .PHONY: server-fuzz
 server-fuzz: $(SERVER_FUZZ_BIN)

@@ -1,7 +1,9 @@
 -- SPDX-License-Identifier: BSD-3-Clause
 -- xio.lua: Wireshark/tshark dissector for XIO v1 (docs/framing.md, the wire
 -- format, and docs/server.md / ../shared/xio-read-v1.md, the read protocol):
--- the 32-byte header, its flags, request / STAT_REPLY / ERROR_REPLY bodies,
+-- the 32-byte header, its flags, request / STAT_REPLY / ERROR_REPLY bodies
+-- (with the address cookie of version 1.2: option COOKIE and the cookie of a
+-- READ_REQUEST, the cookie of a 32-byte STAT_REPLY body, error 7 cookie),
 -- token payloads (INT32 or narrowed UINT16) and DATA_REPLY bytes. Checks in
 -- Lua what a reader wants flagged: the payload CRC32C, token_count against
 -- the payload length, reserved flag bits, hdr_len, short bodies, and the
@@ -30,13 +32,14 @@ local dtype_vals = { [0x00] = "none", [0x01] = "INT32", [0x02] = "UINT16" }
 local dtype_width = { [0x01] = 4, [0x02] = 2 }
 local err_names = {
 	[1] = "not_found", [2] = "access", [3] = "range",
-	[4] = "bad_request", [5] = "not_tokens", [6] = "io",
+	[4] = "bad_request", [5] = "not_tokens", [6] = "io", [7] = "cookie",
 }
 local crc_status_names = { [0] = "Bad", [1] = "Good", [2] = "Unverified", [3] = "Not present" }
 local CRC_BAD, CRC_GOOD, CRC_UNVERIFIED, CRC_NOT_PRESENT = 0, 1, 2, 3
 
 local F_LAST, F_HAS_CRC, F_NARROWED, F_RESERVED = 0x01, 0x02, 0x04, 0xF8
-local OPT_RAW, OPT_CRC, OPT_RESERVED = 0x01, 0x02, 0xFC
+local OPT_RAW, OPT_CRC, OPT_COOKIE, OPT_RESERVED = 0x01, 0x02, 0x04, 0xF8
+local COOKIE_LEN = 16
 local PATH_MAX, READ_MAX_COUNT = 1024, 16777216
 
 local f = xio.fields
@@ -66,11 +69,14 @@ f.max_count      = ProtoField.uint16("xio.max_count", "Max count", base.DEC)
 f.options        = ProtoField.uint8("xio.options", "Options", base.HEX)
 f.options_raw    = ProtoField.bool("xio.options.raw", "RAW", 8, nil, OPT_RAW)
 f.options_crc    = ProtoField.bool("xio.options.crc", "CRC", 8, nil, OPT_CRC)
+f.options_cookie = ProtoField.bool("xio.options.cookie", "COOKIE", 8, nil, OPT_COOKIE)
 f.options_reserved = ProtoField.uint8("xio.options.reserved", "Reserved", base.HEX, nil,
 				      OPT_RESERVED)
 f.reserved       = ProtoField.uint24("xio.reserved", "Reserved", base.HEX)
 f.path           = ProtoField.string("xio.path", "Path")
 f.request_fault  = ProtoField.string("xio.request_fault", "Why a server answers bad_request")
+-- the address cookie (READ_REQUEST with COOKIE, STAT_REPLY bytes 16..31)
+f.cookie         = ProtoField.bytes("xio.cookie", "Address cookie")
 -- STAT_REPLY body
 f.size           = ProtoField.uint64("xio.size", "Size (bytes)", base.DEC)
 f.mtime          = ProtoField.uint64("xio.mtime", "Modification time (ns since the epoch)", base.DEC)
@@ -237,6 +243,11 @@ local function dissect_payload(tvb, t, h, off, len, cap)
 	return info
 end
 
+-- Where a READ_REQUEST's cookie starts in its body: after the path's padding.
+local function cookie_at(path_len)
+	return math.floor((8 + path_len + 3) / 4) * 4
+end
+
 -- The request checks of the read protocol, in xio_request_parse()'s order.
 local function request_fault(h, blen, path_len, options)
 	if h.flags ~= 0 then return "header flags must be 0" end
@@ -247,6 +258,10 @@ local function request_fault(h, blen, path_len, options)
 	if band(options, OPT_RESERVED) ~= 0 then return "unknown option bits" end
 	if h.opcode == OP.READ_REQUEST and (h.count == 0 or h.count > READ_MAX_COUNT) then
 		return "token_count must be 1..16777216"
+	end
+	if h.opcode == OP.READ_REQUEST and band(options, OPT_COOKIE) ~= 0 and
+	   blen < cookie_at(path_len) + COOKIE_LEN then
+		return "request body too short for its cookie"
 	end
 	return nil
 end
@@ -260,6 +275,7 @@ local function dissect_request(tvb, t, h, off, len, cap)
 		local ot = t:add(f.options, tvb(off + 4, 1))
 		ot:add(f.options_raw, tvb(off + 4, 1))
 		ot:add(f.options_crc, tvb(off + 4, 1))
+		ot:add(f.options_cookie, tvb(off + 4, 1))
 		ot:add(f.options_reserved, tvb(off + 4, 1))
 		t:add(f.reserved, tvb(off + 5, 3))
 		local plen = math.min(path_len, cap - 8)
@@ -267,6 +283,10 @@ local function dissect_request(tvb, t, h, off, len, cap)
 			path = tvb(off + 8, plen):raw()
 			t:add(f.path, tvb(off + 8, plen))
 		end
+	end
+	local cookie = h.opcode == OP.READ_REQUEST and band(options, OPT_COOKIE) ~= 0
+	if cookie and cap >= cookie_at(path_len) + COOKIE_LEN then
+		t:add(f.cookie, tvb(off + cookie_at(path_len), COOKIE_LEN))
 	end
 	local why = (len < 8 or cap >= 8) and request_fault(h, len, path_len, options)
 	if why then
@@ -280,6 +300,7 @@ local function dissect_request(tvb, t, h, off, len, cap)
 	end
 	if path then info = info .. " path=" .. path end
 	if band(options, OPT_CRC) ~= 0 then info = info .. " CRC" end
+	if cookie then info = info .. " COOKIE" end
 	return info
 end
 
@@ -302,7 +323,12 @@ local function dissect_stat_reply(tvb, t, h, off, len, cap)
 	local secs = (mtime / 1000000000):tonumber()
 	t:add(f.mtime, tvb(off + 8, 8)):append_text(string.format(" (%s.%09u UTC)",
 		os.date("!%Y-%m-%d %H:%M:%S", secs), (mtime % 1000000000):tonumber()))
-	return info .. " size=" .. tostring(size)
+	info = info .. " size=" .. tostring(size)
+	if len >= 16 + COOKIE_LEN and cap >= 16 + COOKIE_LEN then
+		t:add(f.cookie, tvb(off + 16, COOKIE_LEN))
+		info = info .. " cookie"
+	end
+	return info
 end
 
 local function dissect_error_reply(tvb, t, h, off, len, cap)

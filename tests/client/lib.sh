@@ -32,3 +32,17 @@ server() {
 	wait_for "$T/$name.log" '^listening' || { echo "xcl-server $name did not start"; cat "$T/$name.log"; exit 1; }
 }
 stop_server() { local v="PID_$1"; kill "${!v}"; wait "${!v}" 2>/dev/null; }
+
+# xio_server PORT NAME [xio-server options]: the real server (build/xio-server,
+# address validation on unless told otherwise) on 127.0.0.1:PORT exporting
+# $T/root, its stats JSON in $T/NAME.json when stopped with stop_server NAME.
+xio_server() {
+	local port=$1 name=$2
+	shift 2
+	"$BUILD/xio-server" --root "$T/root" --bind 127.0.0.1 --port "$port" --allow 127.0.0.1 \
+		--stats-json "$T/$name.json" "$@" >"$T/$name.log" 2>&1 &
+	PIDS+=($!)
+	eval "PID_$name=$!"
+	wait_for "$T/$name.log" '^xio-server: serving' ||
+		{ echo "xio-server $name did not start"; cat "$T/$name.log"; exit 1; }
+}

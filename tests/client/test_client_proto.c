@@ -7,8 +7,10 @@
  * read, every invalid datagram counted under its reason, out-of-range
  * tokens (error naming them, or clamped), ERROR_REPLY, a file shorter than
  * the range, a dead server and a closed port, STAT, RAW reads, the stream
- * (sharded, batches, zero-copy, closed while it waits). Counters are
- * checked exactly.
+ * (sharded, batches, zero-copy, closed while it waits), address cookies
+ * (xio-read 1.2: sent on every READ once a STAT_REPLY gave one, shared
+ * by the flows of one local address, a new cookie after ERROR_REPLY
+ * cookie, three fresh ones refused: an error, a server back at 1.0). Counters are checked exactly.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -45,6 +47,11 @@ enum mode {
 			first requests then dropped */
 	M_GAP,       /* the answer to [0, 1000) without its datagrams [250, 500) */
 	M_TAIL,      /* the answer to [0, 1000) without its datagram [750, 875) */
+	M_COOKIE,    /* 1.2: STAT gives the cookie, READ only with it; a new one every
+			2 READs served (a rotation the client learns by refusal) */
+	M_COOKIE_NEVER, /* STAT gives a cookie (a new one each time), READ always refused */
+	M_COOKIE_OLD, /* the first STAT gives a cookie; then back at 1.0: 16-byte STAT
+			 bodies, bad_request for option COOKIE */
 };
 
 struct peer {
@@ -69,6 +76,8 @@ struct script {
 	struct { struct xio_request r; struct peer p; } gather[16];
 	unsigned ngather;
 	bool released;
+	/* M_COOKIE*: the cookie is 16 bytes of value `cookie` */
+	unsigned stats, cookie, served, refused, with_cookie;
 };
 
 static int32_t tok[NTOK];
@@ -285,6 +294,11 @@ static void answer(struct script *s, const struct peer *p, const struct xio_requ
 			if (t != 750)
 				send_range(s, p, r, t, t + 125, false);
 		break;
+	case M_COOKIE:
+	case M_COOKIE_NEVER:
+	case M_COOKIE_OLD:
+		answer_all(s, p, r);
+		break;
 	}
 }
 
@@ -321,18 +335,64 @@ static bool gather(struct script *s, const struct peer *p, const struct xio_requ
 	return true;
 }
 
+/* The cookie modes: the STAT_REPLY, or whether a READ is refused (its
+ * ERROR_REPLY sent). */
+static void cookie_stat(struct script *s, const struct peer *p, const struct xio_request *r)
+{
+	uint8_t out[64], ck[XIO_COOKIE_LEN];
+	bool give = s->mode != M_COOKIE_OLD || s->stats == 0;
+
+	s->stats++;
+	if (s->mode == M_COOKIE_NEVER || s->cookie == 0)
+		s->cookie++;
+	memset(ck, (int)s->cookie, sizeof(ck));
+	send_to(s, p, out, xio_stat_reply_build_cookie(out, sizeof(out), r->hdr.stream_id,
+						       4 * s->file_tokens, MTIME_NS,
+						       give ? ck : NULL));
+}
+
+static bool cookie_refused(struct script *s, const struct peer *p, const struct xio_request *r)
+{
+	uint8_t out[64], ck[XIO_COOKIE_LEN];
+	uint32_t code = 0;
+
+	memset(ck, (int)s->cookie, sizeof(ck));
+	s->with_cookie += r->cookie != NULL;
+	if (s->mode == M_COOKIE_OLD)
+		code = r->cookie ? XIO_E_BAD_REQUEST : 0;
+	else if (s->mode == M_COOKIE_NEVER || !r->cookie || memcmp(r->cookie, ck, sizeof(ck)))
+		code = XIO_E_COOKIE;
+	if (code) {
+		s->refused++;
+		send_to(s, p, out, xio_error_build(out, sizeof(out), r->hdr.stream_id,
+						   r->hdr.first_token, code, "refused"));
+		return true;
+	}
+	if (s->mode == M_COOKIE && ++s->served % 2 == 0)
+		s->cookie++; /* rotated: the client learns it from the next refusal */
+	return false;
+}
+
 static void serve(struct script *s, const uint8_t *b, size_t len, const struct peer *p)
 {
 	struct xio_request r;
 	uint8_t out[64];
+	bool cookies = s->mode >= M_COOKIE;
 
 	if (xio_request_parse(b, len, &r, NULL) != XIO_REQ_OK)
 		return;
+	if (r.hdr.opcode == XIO_OP_STAT_REQUEST && cookies) {
+		cookie_stat(s, p, &r);
+		return;
+	}
 	if (r.hdr.opcode == XIO_OP_STAT_REQUEST) {
 		send_to(s, p, out, xio_stat_reply_build(out, sizeof(out), r.hdr.stream_id,
 							4 * s->file_tokens, MTIME_NS));
 		return;
 	}
+	s->with_cookie += !cookies && r.cookie != NULL; /* a 1.0 server never sees one */
+	if (cookies && cookie_refused(s, p, &r))
+		return;
 	pthread_mutex_lock(&s->lock);
 	if (s->nseen < 64)
 		s->seen[s->nseen++] = (struct xio_range){ r.hdr.first_token,
@@ -366,6 +426,11 @@ static struct script srv;
 
 static void start(enum mode mode, uint64_t file_tokens)
 {
+	uint8_t b[64];
+
+	/* requests an earlier test's client left behind are not this test's */
+	while (recv(srv.fd, b, sizeof(b), MSG_DONTWAIT) >= 0)
+		;
 	srv.mode = mode;
 	srv.file_tokens = file_tokens;
 	srv.nseen = 0;
@@ -373,6 +438,7 @@ static void start(enum mode mode, uint64_t file_tokens)
 	srv.nports = 0;
 	srv.ngather = 0;
 	srv.released = false;
+	srv.stats = srv.cookie = srv.served = srv.refused = srv.with_cookie = 0;
 	srv.stop = 0;
 	pthread_create(&srv.th, NULL, server_main, &srv);
 }
@@ -944,6 +1010,155 @@ static int suite_clean(void)
 	return 0;
 }
 
+/* 1.2: the STAT's cookie on every READ; a rotation (the server's new
+ * cookie) found by refusal, a new STAT and the chunk asked again, not
+ * counted as a failure; a read with no STAT before it takes its cookie
+ * the same way. */
+static void test_cookie_rotation(void)
+{
+	static uint16_t out[NTOK];
+	struct xio_client *c = client(PORT, 1, 500, 1, true, false);
+	struct xio_error err;
+	struct xio_stats st;
+	struct xio_stat xs;
+	int rc;
+
+	start(M_COOKIE, NTOK);
+	XIO_CHECK(xio_stat(c, "f", &xs, &err) == 0 && xs.tokens == NTOK, "stat: %s", err.msg);
+	/* chunks 0 and 1 served (then the server rotates), chunk 2 refused,
+	 * a STAT, chunk 2 again; window 1, so in that order */
+	rc = xio_read(c, "f", 0, NTOK, out, &err);
+	XIO_CHECK(rc == 0, "read across a rotation: %s", err.msg);
+	tokens_match(out, 0, NTOK);
+	xio_client_stats(c, &st);
+	XIO_CHECK(st.cookie_refreshes == 1 && srv.stats == 2 && srv.refused == 1 &&
+		  srv.with_cookie == 4 && st.timeouts == 0 && st.requests == 6 &&
+		  st.answers == 3 && st.tokens == NTOK,
+		  "refreshes %llu, server: %u STATs %u refused %u with cookie; timeouts %llu "
+		  "requests %llu answers %llu", (unsigned long long)st.cookie_refreshes, srv.stats,
+		  srv.refused, srv.with_cookie, (unsigned long long)st.timeouts,
+		  (unsigned long long)st.requests, (unsigned long long)st.answers);
+	check_accounting(&st);
+	xio_close(c);
+	/* no STAT first: the READ goes without cookie, is refused, STAT, again;
+	 * window 3: the three refusals bring one STAT */
+	c = client(PORT, 3, 500, 1, false, false);
+	stop_server(); /* its counters from 0, not written under its thread */
+	start(M_COOKIE, NTOK);
+	rc = xio_read(c, "f", 0, NTOK, out, &err);
+	stop_server();
+	XIO_CHECK(rc == 0, "read without a STAT first: %s", err.msg);
+	tokens_match(out, 0, NTOK);
+	xio_client_stats(c, &st);
+	XIO_CHECK(st.cookie_refreshes >= 1 && srv.stats == st.cookie_refreshes &&
+		  srv.refused >= 3 && st.timeouts == 0,
+		  "refreshes %llu, server: %u STATs %u refused; timeouts %llu",
+		  (unsigned long long)st.cookie_refreshes, srv.stats, srv.refused,
+		  (unsigned long long)st.timeouts);
+	check_accounting(&st);
+	xio_close(c);
+}
+
+/* Flows on one local address share its cookie: one STAT on flow 0 and
+ * every flow's READs carry the cookie; after a rotation each flow that is
+ * refused renews it (or takes the one another flow renewed). */
+static void test_cookie_flows(void)
+{
+	static uint16_t out[NTOK];
+	struct xio_client *c;
+	struct xio_error err;
+	struct xio_stats st;
+	struct xio_stat xs;
+	unsigned reads;
+	int rc;
+
+	client_flows = 3;
+	c = client(PORT, 1, 500, 2, false, false);
+	client_flows = 1;
+	XIO_CHECK(c->e.nflows == 3 && c->e.ncookies == 1 &&
+		  c->e.flows[1].cookie == c->e.flows[0].cookie &&
+		  c->e.flows[2].cookie == c->e.flows[0].cookie,
+		  "3 flows on 127.0.0.1: %u cookies", c->e.ncookies);
+	start(M_COOKIE, NTOK);
+	XIO_CHECK(xio_stat(c, "f", &xs, &err) == 0, "stat: %s", err.msg);
+	rc = xio_read(c, "f", 0, NTOK, out, &err);
+	stop_server();
+	XIO_CHECK(rc == 0, "read with 3 flows across rotations: %s", err.msg);
+	tokens_match(out, 0, NTOK);
+	xio_client_stats(c, &st);
+	reads = srv.served + srv.refused;
+	XIO_CHECK(srv.with_cookie == reads && srv.served >= 3 && st.timeouts == 0 &&
+		  srv.stats == 1 + st.cookie_refreshes && st.cookie_refreshes <= srv.refused,
+		  "%u READs, %u with a cookie, %u served, %u refused; %u STATs, refreshes %llu, "
+		  "timeouts %llu", reads, srv.with_cookie, srv.served, srv.refused, srv.stats,
+		  (unsigned long long)st.cookie_refreshes, (unsigned long long)st.timeouts);
+	check_accounting(&st);
+	xio_close(c);
+}
+
+/* Three fresh cookies refused in a row: a clear error, in bounded time. */
+static void test_cookie_refused(void)
+{
+	static uint16_t out[NTOK];
+	struct xio_client *c = client(PORT, 2, 500, 3, false, false);
+	struct xio_error err;
+	struct xio_stats st;
+	struct xio_stat xs;
+	int rc;
+
+	start(M_COOKIE_NEVER, NTOK);
+	XIO_CHECK(xio_stat(c, "f", &xs, &err) == 0, "stat: %s", err.msg);
+	rc = xio_read(c, "f", 0, NTOK, out, &err);
+	stop_server();
+	XIO_CHECK(rc == -XIO_ESERVER && err.server_code == XIO_E_COOKIE &&
+		  strstr(err.msg, "f: server 127.0.0.1:22950 refused 3 fresh address cookies in a "
+			 "row (cookie): something on the path changes this host's source address"),
+		  "%d %u %s", rc, err.server_code, err.msg);
+	xio_client_stats(c, &st);
+	XIO_CHECK(srv.stats == 3 && st.cookie_refreshes == 2 && st.timeouts == 0,
+		  "server: %u STATs; refreshes %llu timeouts %llu", srv.stats,
+		  (unsigned long long)st.cookie_refreshes, (unsigned long long)st.timeouts);
+	check_accounting(&st);
+	xio_close(c);
+}
+
+/* A server back at 1.0 (bad_request for option COOKIE, 16-byte STAT_REPLY):
+ * the cookie dropped, one STAT, the read finished without cookies. */
+static void test_cookie_server_downgrade(void)
+{
+	static uint16_t out[NTOK];
+	struct xio_client *c = client(PORT, 2, 500, 1, false, false);
+	struct xio_error err;
+	struct xio_stats st;
+	struct xio_stat xs;
+	int rc;
+
+	start(M_COOKIE_OLD, NTOK);
+	XIO_CHECK(xio_stat(c, "f", &xs, &err) == 0, "stat: %s", err.msg);
+	rc = xio_read(c, "f", 0, NTOK, out, &err);
+	stop_server();
+	XIO_CHECK(rc == 0, "read: %s", err.msg);
+	tokens_match(out, 0, NTOK);
+	xio_client_stats(c, &st);
+	XIO_CHECK(srv.stats == 2 && st.cookie_refreshes == 1 && srv.refused == 2 &&
+		  srv.with_cookie == 2 && st.timeouts == 0,
+		  "server: %u STATs %u refused %u with cookie; refreshes %llu timeouts %llu",
+		  srv.stats, srv.refused, srv.with_cookie, (unsigned long long)st.cookie_refreshes,
+		  (unsigned long long)st.timeouts);
+	check_accounting(&st);
+	xio_close(c);
+	/* and a 1.0 server from the start: no READ carries a cookie */
+	c = client(PORT, 2, 500, 1, false, false);
+	start(M_NORMAL, NTOK);
+	XIO_CHECK(xio_stat(c, "f", &xs, &err) == 0, "stat: %s", err.msg);
+	XIO_CHECK(xio_read(c, "f", 0, NTOK, out, &err) == 0, "read: %s", err.msg);
+	stop_server();
+	xio_client_stats(c, &st);
+	XIO_CHECK(srv.with_cookie == 0 && srv.nseen == 3 && st.cookie_refreshes == 0,
+		  "1.0 server: %u READs with a cookie", srv.with_cookie);
+	xio_close(c);
+}
+
 static const struct xio_unit_test tests[] = {
 	XIO_UNIT_TEST(test_placement_and_rerequest),
 	XIO_UNIT_TEST(test_late_answers),
@@ -961,6 +1176,10 @@ static const struct xio_unit_test tests[] = {
 	XIO_UNIT_TEST(test_stream_shard),
 	XIO_UNIT_TEST(test_stream_ring),
 	XIO_UNIT_TEST(test_stream_close_while_waiting),
+	XIO_UNIT_TEST(test_cookie_rotation),
+	XIO_UNIT_TEST(test_cookie_flows),
+	XIO_UNIT_TEST(test_cookie_refused),
+	XIO_UNIT_TEST(test_cookie_server_downgrade),
 	{ NULL, NULL },
 };
 

@@ -13,7 +13,11 @@
 #      that never answers, a closed port, one that dies mid-transfer, server
 #      errors, a uint16 Megatron index, SIGTERM mid-read;
 #  (d) bad command lines exit 2 with one line; progress only on a terminal;
-#  (e) GRO trains from xio-server (UDP GSO answers), byte-exact, coalesced.
+#  (e) GRO trains from xio-server (UDP GSO answers), byte-exact, coalesced;
+#  (f) against the real xio-server (ports 22020-22022): address validation on
+#      (the cookie of STAT on every READ), a paced read outliving many
+#      rotations of a 1-second cookie secret, and validation off; exact
+#      outputs, the client's cookie_refreshes against the server's counters.
 # FLOWS=N runs every fetch with --flows N (make client-e2e runs 1 and 3).
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -211,6 +215,34 @@ jq_is "$T/s7.json" '([.flow_stats[].tokens] | add) == .tokens and (.flow_stats |
 run 0 "xio-server, no GRO" $F --no-gro --server 127.0.0.1:22018 tok.bin --out "$T/out/nogro.u16" --stats-json "$T/s8.json"
 same "$T/out/nogro.u16" "$T/want/tok.u16"
 jq_is "$T/s8.json" '.gro == false and .rx_buffers == .datagrams'
+
+
+# ---- (f) the real xio-server: address cookies ---------------------------------
+xio_server 22020 ckon
+cur="xio-server, cookies on"
+run 0 "$cur" $F --crc --server 127.0.0.1:22020 tok.bin --out "$T/out/xs.u16" --stats-json "$T/xs1.json"
+same "$T/out/xs.u16" "$T/want/tok.u16"
+stop_server ckon
+jq_is "$T/xs1.json" '.tokens == '"$NTOK"' and .cookie_refreshes == 0 and .timeouts == 0'
+jq_is "$T/ckon.json" '.cookies == true and .cookies_issued == 1 and .errors_by_code.cookie == 0 and .errors == 0'
+# 8 MB at 0.025 Gbit/s: 2.7 s, asked for in chunks of 64 Ki tokens two at a
+# time; a cookie lives 1 to 2 s, so at least one is refused
+xio_server 22021 ckrot --cookie-rotate 1 --rate 0.025
+cur="xio-server, paced, across rotations"
+run 0 "$cur" $F --crc --server 127.0.0.1:22021 tok.bin --window 2 --chunk 65536 \
+	--out "$T/out/xr.u16" --stats-json "$T/xr1.json"
+same "$T/out/xr.u16" "$T/want/tok.u16"
+stop_server ckrot
+jq_is "$T/xr1.json" '.tokens == '"$NTOK"' and .cookie_refreshes >= 1'
+refreshes=$(jq .cookie_refreshes "$T/xr1.json")
+jq_is "$T/ckrot.json" '.cookies_issued == 1 + '"$refreshes"' and .errors_by_code.cookie >= '"$refreshes"' and .errors == .errors_by_code.cookie'
+xio_server 22022 ckoff --cookies off
+cur="xio-server, --cookies off"
+run 0 "$cur" $F --server 127.0.0.1:22022 tok.bin --out "$T/out/xo.u16" --stats-json "$T/xo1.json"
+same "$T/out/xo.u16" "$T/want/tok.u16"
+stop_server ckoff
+jq_is "$T/xo1.json" '.tokens == '"$NTOK"' and .cookie_refreshes == 0'
+jq_is "$T/ckoff.json" '.cookies == false and .cookies_issued == 0 and .errors == 0'
 
 echo "client-e2e${FLOWS:+ (--flows $FLOWS)}: $pass checks passed, $fail failed"
 [ "$fail" -eq 0 ]

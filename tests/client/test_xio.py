@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # tests/client/test_xio.py: the Python binding (client/python/xio) against
 # xcl-server (started by test_python.sh: XCL_SERVER host:port, XCL_WANT the
-# expected outputs of make_data.py). Every array is compared whole with
-# numpy's narrowing of the source; xio.torch when torch imports.
+# expected outputs of make_data.py), and against the real xio-server with
+# address cookies rotating every second behind a paced link (XIO_SERVER)
+# and with validation off (XIO_SERVER_OFF). Every array is compared whole
+# with numpy's narrowing of the source; xio.torch when torch imports.
 import os
 import subprocess
 import threading
@@ -18,6 +20,8 @@ SERVER = os.environ["XCL_SERVER"]
 WANT = os.environ["XCL_WANT"]
 DEAD = os.environ["XCL_DEAD"]
 SERVER2 = os.environ["XCL_SERVER2"]
+XIO_SERVER = os.environ["XIO_SERVER"]
+XIO_SERVER_OFF = os.environ["XIO_SERVER_OFF"]
 
 
 def want(name):
@@ -206,6 +210,27 @@ class ReplicaTest(unittest.TestCase):
                 p.terminate()
                 p.wait()
                 p.stdout.close()
+
+
+class CookieTest(unittest.TestCase):
+    """xio-read 1.2 against build/xio-server: the cookie of STAT on every READ."""
+
+    def test_read_across_rotations(self):
+        # 8 MB paced at 0.025 Gbit/s in chunks of 64 Ki tokens two at a time:
+        # 2.7 s, longer than a cookie of a 1-second secret lives
+        with xio.Client(XIO_SERVER, crc=True, chunk=65536, window=2) as c:
+            st = c.stat("tok.bin")
+            out = c.read("tok.bin", 0, st["tokens"])
+            np.testing.assert_array_equal(out, want("tok.u16"))
+            s = c.stats()
+        self.assertGreaterEqual(s["cookie_refreshes"], 1)
+        self.assertEqual(s["tokens"], len(out))
+
+    def test_validation_off(self):
+        with xio.Client(XIO_SERVER_OFF) as c:
+            out = c.read("tok.bin", 1000, 300000)
+            np.testing.assert_array_equal(out, want("tok.u16")[1000:301000])
+            self.assertEqual(c.stats()["cookie_refreshes"], 0)
 
 
 try:

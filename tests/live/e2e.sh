@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # tests/live/e2e.sh (make e2e): the whole system on real kernel networking.
-# xio-server in a storage namespace, xio-pipeline --bidirectional in a DPU
+# xio-server in a storage namespace (address validation on, its default:
+# every server run must have served READs only with cookies it issued; the
+# restarted server's new secret refuses the client's old cookie, which it
+# renews), xio-pipeline --bidirectional in a DPU
 # namespace as a bump in the wire, xio-fetch in a host namespace
 # (tests/live/lib.sh draws the namespaces). Needs root; take
 # /tmp/xio-live.lock around it (make e2e does).
@@ -135,6 +138,9 @@ stop_server() {
 	live_stop "$SERVER_PID" TERM || rc=$?
 	check "xio-server exit status $rc after SIGTERM" [ "$rc" -eq 0 ]
 	check "xio-server stats JSON after SIGTERM" jq -e '.requests and .datagrams' "$tmp/server.json" >/dev/null
+	# address validation on (the default): every READ it served came with a cookie it issued
+	check "xio-server validated addresses" jq -e '.cookies == true and
+		(.requests_by_opcode.read_request == 0 or .cookies_issued >= 1)' "$tmp/server.json" >/dev/null
 	[ -z "${1:-}" ] || cp "$tmp/server.json" "$tmp/server-$1.json"
 }
 

@@ -13,7 +13,13 @@
 #    counter, to what the clients' datagrams make it;
 #  - io over the wire (a sysfs file shorter than its size) and --idle-exit;
 #  - --rate: a read no faster than the rate allows; SIGTERM in the middle
-#    of a train: the train finishes, exit 0; --duration.
+#    of a train: the train finishes, exit 0; --duration;
+#  - address validation (on by default, xio-read 1.2): READs without a valid
+#    cookie (none, wrong, another address's from 127.0.0.2, RAW) and READs
+#    forged from 127.0.0.5 through a raw socket get ERROR_REPLY cookie only,
+#    each at most three times its request, and no data; a paced read across
+#    many rotations of a 1-second secret, exact; a server with --cookies off
+#    (16-byte STAT_REPLY, READs without cookie served).
 #
 #   e2e.sh BUILD
 set -u
@@ -73,6 +79,23 @@ badcmd "--threads '0'" --root "$root" --threads 0
 badcmd "--rate '-1'" --root "$root" --rate -1
 badcmd "--stats-json '/nonexistent/s.json': cannot write in '/nonexistent'" --root "$root" \
 	--stats-json /nonexistent/s.json
+printf 'open secret 0123456789' >"$work/secret-644"
+chmod 644 "$work/secret-644"
+printf 'short' >"$work/secret-short"
+chmod 600 "$work/secret-short"
+head -c 24 /dev/urandom | base64 >"$work/secret"
+chmod 600 "$work/secret"
+badcmd "--cookies 'maybe': on or off" --root "$root" --cookies maybe
+badcmd "--cookie-rotate '0': expected a number in 1..600" --root "$root" --cookie-rotate 0
+badcmd "--cookie-rotate '601': expected a number in 1..600" --root "$root" --cookie-rotate 601
+badcmd "--cookie-secret: '.*secret-644' is open to other users \(mode 644\): chmod 600 it" \
+	--root "$root" --cookie-secret "$work/secret-644"
+badcmd "--cookie-secret: '.*secret-short' holds 5 bytes: a secret is 16 to 4096 bytes" \
+	--root "$root" --cookie-secret "$work/secret-short"
+badcmd "--cookie-secret: cannot open '/nonexistent/secret'" --root "$root" \
+	--cookie-secret /nonexistent/secret
+badcmd "--cookie-secret with --cookies off" --root "$root" --cookies off \
+	--cookie-secret "$work/secret"
 if "$srv" --help | grep -q "^Usage: xio-server --root DIR" && [ "$("$srv" --version)" = \
 	"xio-server $(sed -n 's/^XIO_VERSION := //p' "$here/../../Makefile")" ]; then
 	ok
@@ -93,7 +116,7 @@ main=$pid
 c4=("${client[@]}" --server 127.0.0.1 --port $port)
 c6=("${client[@]}" --server ::1 --port $port)
 run "8 MiB of tokens over IPv4" "${c4[@]}" --tally "$work/t1" read --path tokens.bin \
-	--compare "$root/tokens.bin" --expect-per 360
+	--compare "$root/tokens.bin" --expect-per 360 --cookies on
 run "4 MiB of tokens over IPv6 with CRC" "${c6[@]}" --tally "$work/t2" read --path tokens.bin \
 	--compare "$root/tokens.bin" --crc --count 1048576 --expect-per 352
 run "RAW read with CRC and max_count" "${c6[@]}" --tally "$work/t3" read --path odd.bin \
@@ -119,7 +142,7 @@ start io "$srv" --root /sys/kernel --port $((port + 1)) --bind 127.0.0.1 --allow
 	--idle-exit 1500 --stats-json "$work/io.json"
 io=$pid
 run "io over the wire" "${client[@]}" --server 127.0.0.1 --port $((port + 1)) --tally "$work/io1" \
-	expect --path uevent_seqnum --code io --first 2 --count 100
+	expect --path uevent_seqnum --code io --first 2 --count 100 --cookie-path uevent_seqnum
 wait "$io"
 rc=$?
 if [ "$rc" -eq 0 ]; then ok; else bad "--idle-exit: exit $rc"; fi
@@ -157,6 +180,58 @@ sys.exit(not 0.5 <= json.load(open(sys.argv[1]))["elapsed_s"] < 5)' "$work/d.jso
 else
 	bad "--duration 0.5: exit $rc"
 fi
+
+# --- address validation ---------------------------------------------------------
+# READs without a valid cookie, from 127.0.0.1, 127.0.0.2 and forged from 127.0.0.5
+start ck "$srv" --root "$root" --port $((port + 4)) --bind 127.0.0.1 --allow 127.0.0.0/8 \
+	--cookie-secret "$work/secret" --stats-json "$work/ck.json"
+ck=$pid
+if grep -q "address cookies, secret rotated every 120 s (from --cookie-secret)" "$work/ck.err" &&
+	! grep -qF "$(cat "$work/secret")" "$work/ck.err" "$work/ck.out"; then
+	ok
+else
+	bad "announce line without the cookies, or with the secret"
+fi
+run "READs without a valid cookie: ERROR_REPLY cookie only" "${client[@]}" --server 127.0.0.1 \
+	--port $((port + 4)) --source 127.0.0.1 --tally "$work/k1" cookies --tally2 "$work/k2" \
+	--other 127.0.0.2 --forge 127.0.0.5
+run "a read after them" "${client[@]}" --server 127.0.0.1 --port $((port + 4)) \
+	--tally "$work/k3" read --path odd.bin --compare "$root/odd.bin" --raw --cookies on
+run "hostile datagrams with and without cookies" "${client[@]}" --server 127.0.0.1 \
+	--port $((port + 4)) --tally "$work/k4" hostile --count 3000 --seed 11
+stop "$ck" ck
+run "cookie stats JSON" "${client[@]}" check --stats "$work/ck.json" "$work"/k[1-4]
+if "$py" -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+sys.exit(not (s["cookies"] is True and s["errors_by_code"]["cookie"] >= 18 and
+              s["cookies_issued"] >= 4 and s["file_bytes"] == 1000003 + 80))' "$work/ck.json"; then
+	ok
+else
+	bad "cookie counters"; show "$work/ck.json"
+fi
+
+# a paced read that outlives many rotations of a 1-second secret: 8 MiB at
+# 0.02 Gbit/s takes 3.4 s, a cookie lives 1 to 2 s
+start rot "$srv" --root "$root" --port $((port + 5)) --rate 0.02 --cookie-rotate 1 \
+	--stats-json "$work/rot.json"
+rot=$pid
+run "paced read across rotations" "${c4[@]/$port/$((port + 5))}" --tally "$work/o1" read \
+	--path tokens.bin --compare "$root/tokens.bin" --chunk 65536 --min-refreshes 1 --cookies on
+stop "$rot" rot
+run "rotation stats JSON" "${client[@]}" check --stats "$work/rot.json" "$work/o1"
+
+# validation off: the 1.0 STAT_REPLY, READs without cookie served
+start off "$srv" --root "$root" --port $((port + 6)) --cookies off --stats-json "$work/off.json"
+off=$pid
+if grep -q "no address validation (--cookies off)" "$work/off.err"; then ok; else
+	bad "announce line of --cookies off"; fi
+c4off=("${c4[@]/$port/$((port + 6))}")
+run "read with --cookies off" "${c4off[@]}" --tally "$work/f1" read --path tokens.bin \
+	--compare "$root/tokens.bin" --count 100000 --crc --cookies off
+run "errors with --cookies off" "${c4off[@]}" --tally "$work/f2" errors
+run "hostile with --cookies off" "${c4off[@]}" --tally "$work/f3" hostile --count 3000 --seed 12
+stop "$off" off
+run "--cookies off stats JSON" "${client[@]}" check --stats "$work/off.json" "$work"/f[1-3]
 
 echo "server e2e: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

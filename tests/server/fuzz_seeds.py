@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """fuzz_seeds.py DIR: seed inputs of tests/server/fuzz_server.c (a prefix
 byte, then a request datagram) for every path of its tree and every option,
-built with tests/server/xio_client.py's request()."""
+built with tests/server/xio_client.py's request(); with address validation
+on, READs with a cookie the target makes valid, a wrong one, and none."""
 import os
 import sys
 
@@ -25,6 +26,16 @@ def main():
                 seeds.append(bytes([(i + opts + first) & 7]) +
                              request(READ_REQUEST, i + 100, path, first, count, max_count, opts))
     seeds.append(b"\0" + request(STAT_REQUEST, 5, "tokens.bin", ext=b"\xee" * 8))
+    # prefix bit 3: validation on, bit 4: the cookie made valid, bit 5: IPv4 peer
+    for i, path in enumerate(PATHS):
+        seeds.append(bytes([8 | 32 * (i & 1)]) + request(STAT_REQUEST, i + 200, path))
+        for opts in (0, OPT_CRC | OPT_RAW):
+            for prefix in (8 | 16, 8 | 16 | 32, 8):
+                seeds.append(bytes([prefix | (i & 7)]) + request(
+                    READ_REQUEST, i + 300, path, i * 7, 1 << (i % 25), 0, opts,
+                    cookie=bytes(range(16))))
+            seeds.append(bytes([8 | (i & 7)]) + request(READ_REQUEST, i + 400, path, 0, 9,
+                                                         0, opts))
     for n, s in enumerate(seeds):
         with open(os.path.join(out, "seed-%03d" % n), "wb") as f:
             f.write(s)

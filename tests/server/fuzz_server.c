@@ -8,15 +8,21 @@
  * One input is one request datagram behind a 1-byte prefix: bits 0-1 the
  * payload budget (1440, 1408, 8928 or 4 bytes: IPv4 and IPv6 at MTU 1500,
  * 9000, the smallest MTU), bit 2 a train buffer of two datagrams (so trains
- * span batches). Properties, any violation aborts: the answer kind is what
+ * span batches), bit 3 address validation on (a fixed secret and time, so
+ * runs repeat), bit 4 the request's cookie replaced by the valid one (so
+ * that inputs reach past the cookie check), bit 5 the peer 127.0.0.1
+ * instead of ::1. Properties, any violation aborts: the answer kind is what
  * xio_request_parse() says (nothing for IGNORE, bad_request for BAD); every
  * single answer is a well-formed ERROR_REPLY or STAT_REPLY to the request's
- * stream; a STAT_REPLY or READ answer only for a path naming a file of the
- * root, with its size; the file a READ answer reads is, by device and
- * inode, a regular file of the root; and every datagram of the train holds
- * exactly the range asked for, cut at the end of the file, in order, with
- * the right flags, CRC and bytes.
+ * stream, at most three times the request's bytes; with validation a READ
+ * without the valid cookie gets ERROR_REPLY cookie and opens no file, and a
+ * STAT_REPLY carries the peer's cookie; a STAT_REPLY or READ answer only
+ * for a path naming a file of the root, with its size; the file a READ
+ * answer reads is, by device and inode, a regular file of the root; and
+ * every datagram of the train holds exactly the range asked for, cut at the
+ * end of the file, in order, with the right flags, CRC and bytes.
  */
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +48,10 @@ static struct srv_tree tree;
 static struct stat served[4]; /* device and inode of srv_tree_files[] */
 static struct xio_srv_files cache;
 static struct xio_srv_train trains[2];
+static struct xio_srv_cookie cookie; /* a fixed secret */
+static struct xio_srv_cookie_keys keys;
+static struct sockaddr_in peer4 = { .sin_family = AF_INET, .sin_port = 0x3930 };
+static struct sockaddr_in6 peer6 = { .sin6_family = AF_INET6, .sin6_port = 0x3930 };
 
 static void die(const char *what, const char *detail)
 {
@@ -66,6 +76,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		if (stat(path, &served[i]) < 0)
 			die("stat", path);
 	}
+	xio_srv_cookie_init_secret(&cookie, (const uint8_t *)"fuzz_server", 11, 60);
+	xio_srv_cookie_keys_init(&keys, &cookie);
+	xio_srv_cookie_keys_at(&keys, 1700000000ull * 1000000000ull);
+	peer4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	peer6.sin6_addr = in6addr_loopback;
 	if (xio_srv_files_init(&cache, tree.rootfd, 4) < 0 ||
 	    xio_srv_train_init(&trains[0], XIO_SRV_TRAIN_BYTES) < 0)
 		die("setup", tree.root);
@@ -84,22 +99,23 @@ static int lookup(const struct xio_request *q)
 }
 
 static void check_reply(const struct xio_request *q, int file, const uint8_t *out,
-			const struct xio_srv_answer *a)
+			const struct xio_srv_answer *a, size_t req_len, const uint8_t *want_cookie)
 {
 	struct xio_hdr h;
 	uint64_t size, mtime;
 	uint32_t code, mlen;
 	const char *msg;
+	const uint8_t *ck;
 
-	if (a->len == 0 || a->len > XIO_SRV_REPLY_MAX || a->len % 4 ||
+	if (a->len == 0 || a->len > XIO_SRV_REPLY_MAX || a->len % 4 || a->len > 3 * req_len ||
 	    xio_hdr_parse(out, a->len, &h) < 0 || h.stream_id != q->hdr.stream_id ||
 	    h.flags != XIO_F_LAST || h.seq != 0 || h.token_count != 0 || h.hdr_len != XIO_HDR_LEN)
 		die("single answer not well formed", NULL);
 	if (h.opcode == XIO_OP_ERROR_REPLY) {
 		if (xio_error_parse(out, a->len, &h, &code, &msg, &mlen) < 0 || code != a->error ||
-		    code < 1 || code > 6 || h.dtype != 0 || h.first_token != q->hdr.first_token)
+		    code < 1 || code > XIO_E_COOKIE || h.dtype != 0 || h.first_token != q->hdr.first_token)
 			die("ERROR_REPLY not well formed", NULL);
-		if (file >= 0) {
+		if (file >= 0 && code != XIO_E_COOKIE) { /* cookie: checked by the caller */
 			uint64_t fsize = srv_tree_files[file].size;
 			bool raw = q->options & XIO_OPT_RAW;
 			bool read = q->hdr.opcode == XIO_OP_READ_REQUEST;
@@ -119,6 +135,10 @@ static void check_reply(const struct xio_request *q, int file, const uint8_t *ou
 	    size != srv_tree_files[file].size || h.first_token != size / 4 ||
 	    h.dtype != (size % 4 ? 0 : XIO_DT_INT32))
 		die("STAT_REPLY with the wrong size", srv_tree_files[file].name);
+	ck = xio_stat_reply_cookie(out, a->len, &h);
+	if (want_cookie ? !ck || memcmp(ck, want_cookie, XIO_COOKIE_LEN) || !a->cookie
+			: ck || a->cookie)
+		die("STAT_REPLY with the wrong cookie, or one without validation", NULL);
 }
 
 static void check_train(const struct xio_request *q, int file, struct xio_srv_train *t,
@@ -176,7 +196,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct xio_request q;
 	enum xio_req_verdict v;
 	uint32_t payload_max;
-	uint8_t *dg;
+	uint8_t *dg, valid[XIO_COOKIE_LEN];
+	const struct xio_srv_cookie_keys *k = data[0] & 8 ? &keys : NULL;
+	const struct sockaddr *peer;
+	uint64_t touched;
+	bool admitted;
 	int file;
 
 	if (size < 1)
@@ -185,15 +209,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the datagram in its own exactly-sized buffer, for ASan */
 	dg = malloc(size - 1 ? size - 1 : 1);
 	memcpy(dg, data + 1, size - 1);
+	peer = data[0] & 32 ? (const struct sockaddr *)&peer4 : (const struct sockaddr *)&peer6;
+	xio_srv_cookie_make(&keys, peer, valid);
 	v = xio_request_parse(dg, size - 1, &q, NULL);
-	xio_srv_handle(&cache, payload_max, dg, size - 1, out, &a);
+	if ((data[0] & 16) && v == XIO_REQ_OK && q.cookie)
+		memcpy(dg + (q.cookie - dg), valid, XIO_COOKIE_LEN);
+	/* a READ the server must refuse: no valid cookie under validation */
+	admitted = !k || q.hdr.opcode != XIO_OP_READ_REQUEST ||
+		   (q.cookie && memcmp(q.cookie, valid, XIO_COOKIE_LEN) == 0);
+	touched = cache.opens + cache.hits;
+	xio_srv_handle(&cache, k, peer, payload_max, dg, size - 1, out, &a);
+	if (v == XIO_REQ_OK && !admitted &&
+	    (a.kind != XIO_SRV_REPLY || a.error != XIO_E_COOKIE || cache.opens + cache.hits != touched))
+		die("a READ without a valid cookie got more than ERROR_REPLY cookie", NULL);
+	if (v == XIO_REQ_OK && admitted && a.error == XIO_E_COOKIE)
+		die("a valid cookie refused", NULL);
 	if ((v == XIO_REQ_IGNORE) != (a.kind == XIO_SRV_NONE))
 		die("answered a datagram the spec never answers, or the reverse", NULL);
 	if (v == XIO_REQ_BAD && (a.kind != XIO_SRV_REPLY || a.error != XIO_E_BAD_REQUEST))
 		die("a bad request without bad_request", NULL);
 	file = v == XIO_REQ_OK ? lookup(&q) : -1;
 	if (a.kind == XIO_SRV_REPLY)
-		check_reply(&q, file, out, &a);
+		check_reply(&q, file, out, &a, size - 1, k ? valid : NULL);
 	if (a.kind == XIO_SRV_READ) {
 		if (data[0] & 4) {
 			trains[1].cap = 2 * (XIO_HDR_LEN + payload_max) + 1;

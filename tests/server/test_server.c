@@ -68,7 +68,7 @@ static void call_req(struct call *c, uint8_t op, uint32_t sid, uint64_t first, u
 {
 	c->len = xio_request_build(c->dg, sizeof(c->dg), op, sid, first, count, max_count, options,
 				   path, plen);
-	xio_srv_handle(&c->files, payload_max, c->dg, c->len, c->out, &c->a);
+	xio_srv_handle(&c->files, NULL, NULL, payload_max, c->dg, c->len, c->out, &c->a);
 }
 
 /* The answer must be ERROR_REPLY code, exactly as the spec lays it out. */
@@ -213,17 +213,19 @@ static void test_error_codes(void)
 	check_error(&c, XIO_E_BAD_REQUEST, "token_count 0");
 	call_req(&c, XIO_OP_READ_REQUEST, 1, 0, XIO_READ_MAX_COUNT + 1, 0, 0, "../x", 4, 1440);
 	check_error(&c, XIO_E_BAD_REQUEST, "token_count 16777217");
-	call_req(&c, XIO_OP_READ_REQUEST, 1, 0, 1, 0, 0x04, "tokens.bin", 10, 1440);
-	check_error(&c, XIO_E_BAD_REQUEST, "option 0x04");
+	call_req(&c, XIO_OP_READ_REQUEST, 1, 0, 1, 0, 0x08, "tokens.bin", 10, 1440);
+	check_error(&c, XIO_E_BAD_REQUEST, "option 0x08");
+	call_req(&c, XIO_OP_READ_REQUEST, 1, 0, 1, 0, XIO_OPT_COOKIE, "tokens.bin", 10, 1440);
+	check_error(&c, XIO_E_BAD_REQUEST, "option COOKIE without its cookie");
 	c.dg[4] = XIO_F_LAST;
-	xio_srv_handle(&c.files, 1440, c.dg, c.len, c.out, &c.a);
+	xio_srv_handle(&c.files, NULL, NULL, 1440, c.dg, c.len, c.out, &c.a);
 	check_error(&c, XIO_E_BAD_REQUEST, "header flags");
 	/* not XIO, or not a request: nothing */
 	c.dg[4] = 0;
 	c.dg[3] = XIO_OP_READ_REPLY;
-	xio_srv_handle(&c.files, 1440, c.dg, c.len, c.out, &c.a);
+	xio_srv_handle(&c.files, NULL, NULL, 1440, c.dg, c.len, c.out, &c.a);
 	XIO_CHECK(c.a.kind == XIO_SRV_NONE, "READ_REPLY answered");
-	xio_srv_handle(&c.files, 1440, c.dg, 31, c.out, &c.a);
+	xio_srv_handle(&c.files, NULL, NULL, 1440, c.dg, 31, c.out, &c.a);
 	XIO_CHECK(c.a.kind == XIO_SRV_NONE, "31 bytes answered");
 	xio_srv_files_fini(&c.files);
 }
@@ -248,7 +250,7 @@ static void test_error_io(void)
 		return;
 	xio_srv_files_init(&files, sys, 2);
 	xio_srv_train_init(&t, XIO_SRV_TRAIN_BYTES);
-	xio_srv_handle(&files, 1440, dg, len, out, &a);
+	xio_srv_handle(&files, NULL, NULL, 1440, dg, len, out, &a);
 	if (XIO_CHECK(a.kind == XIO_SRV_READ, "sysfs file: kind %d error %u", a.kind, a.error)) {
 		errno = 0;
 		XIO_CHECK(xio_srv_train_fill(&t, &a.read, 0, &b) < 0 && errno == ENODATA,

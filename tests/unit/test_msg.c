@@ -2,7 +2,8 @@
  * test_msg.c: the read-protocol messages of stages/xio_msg.c against
  * ../shared/xio-read-v1.md byte for byte: the header, requests built and
  * parsed (every bad_request the spec lists, every datagram it never
- * answers), path rules, ERROR_REPLY and STAT_REPLY, error names and the
+ * answers), option COOKIE (1.2), path rules, ERROR_REPLY (its message cut
+ * to fit), STAT_REPLY in its 1.0 and 1.2 forms, error names and the
  * per-datagram budget of an MTU.
  */
 #include <string.h>
@@ -91,7 +92,7 @@ static void test_request_bad(void)
 	b[32] = 0x04, b[33] = 0x01; /* 1025 */
 	memset(b + 40, 'a', 1025);
 	expect_bad(b, 40 + 1025, "path_len 1025");
-	for (unsigned bit = 4; bit < 256; bit <<= 1) {
+	for (unsigned bit = 8; bit < 256; bit <<= 1) {
 		memcpy(b, read_req, sizeof(read_req));
 		b[36] = (uint8_t)(XIO_OPT_CRC | bit);
 		expect_bad(b, sizeof(read_req), "unknown option bit");
@@ -103,6 +104,58 @@ static void test_request_bad(void)
 	expect_bad(b, sizeof(read_req), "token_count 16777217");
 	xio_put_be32(b + 24, 0xFFFFFFFF);
 	expect_bad(b, sizeof(read_req), "token_count 2^32-1");
+}
+
+/* read_req with option COOKIE and its cookie after the path (8 bytes, no
+ * padding needed), as the spec lays it out. */
+static const uint8_t cookie16[XIO_COOKIE_LEN] = {
+	0xC0, 0x0C, 0x1E, 0x01, 0x02, 0x03, 0x04, 0x05,
+	0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0xFF,
+};
+
+static void test_request_cookie(void)
+{
+	uint8_t b[256], want[sizeof(read_req) + XIO_COOKIE_LEN];
+	struct xio_request r;
+	const char *why = NULL;
+	size_t n;
+
+	memcpy(want, read_req, sizeof(read_req));
+	want[36] = XIO_OPT_CRC | XIO_OPT_COOKIE;
+	memcpy(want + sizeof(read_req), cookie16, XIO_COOKIE_LEN);
+	n = xio_request_build(b, sizeof(b), XIO_OP_READ_REQUEST, 0x01020304, 0x1122334455ull,
+			      0x10000, 360, XIO_OPT_CRC, "ab/c.bin", 8);
+	n = xio_request_add_cookie(b, n, sizeof(b), cookie16);
+	XIO_CHECK(n == sizeof(want), "length %zu, expected %zu", n, sizeof(want));
+	XIO_CHECK_BYTES(b, want, sizeof(want), "READ_REQUEST with COOKIE bytes");
+	XIO_CHECK(xio_request_parse(want, sizeof(want), &r, &why) == XIO_REQ_OK, "%s",
+		  why ? why : "not OK");
+	XIO_CHECK(r.options == (XIO_OPT_CRC | XIO_OPT_COOKIE) && r.cookie == want + 48 &&
+		  r.path_len == 8 && memcmp(r.path, "ab/c.bin", 8) == 0, "cookie or path not found");
+	/* a body too short for the cookie: every length short of it */
+	for (size_t len = sizeof(read_req); len < sizeof(want); len++)
+		expect_bad(want, len, "body shorter than its cookie");
+	/* the cookie starts after the path's padding: path "x.bin" + 3 zero bytes */
+	n = xio_request_build(b, sizeof(b), XIO_OP_READ_REQUEST, 5, 0, 1, 0, XIO_OPT_RAW, "x.bin",
+			      5);
+	XIO_CHECK(n == 48, "RAW length %zu", n);
+	n = xio_request_add_cookie(b, n, sizeof(b), cookie16);
+	XIO_CHECK(n == 64 && b[36] == (XIO_OPT_RAW | XIO_OPT_COOKIE) &&
+		  memcmp(b + 48, cookie16, 16) == 0, "RAW with COOKIE: %zu bytes", n);
+	XIO_CHECK(xio_request_parse(b, n, &r, NULL) == XIO_REQ_OK && r.cookie == b + 48,
+		  "RAW with COOKIE not parsed");
+	expect_bad(b, 63, "RAW body one byte short of its cookie");
+	/* no room: nothing written */
+	n = xio_request_build(b, sizeof(b), XIO_OP_READ_REQUEST, 5, 0, 1, 0, 0, "x.bin", 5);
+	XIO_CHECK(xio_request_add_cookie(b, n, 63, cookie16) == 0, "cookie added past cap");
+	/* without COOKIE: no cookie, even with bytes after the path */
+	XIO_CHECK(xio_request_parse(b, 64, &r, NULL) == XIO_REQ_OK && r.cookie == NULL,
+		  "cookie without option COOKIE");
+	/* COOKIE on a STAT_REQUEST is ignored, with or without the bytes */
+	n = xio_request_build(b, sizeof(b), XIO_OP_STAT_REQUEST, 5, 0, 0, 0, XIO_OPT_COOKIE, "x.bin",
+			      5);
+	XIO_CHECK(xio_request_parse(b, n, &r, NULL) == XIO_REQ_OK && r.cookie == NULL,
+		  "COOKIE on a STAT_REQUEST not ignored");
 }
 
 static void test_request_limits(void)
@@ -210,7 +263,24 @@ static void test_error_reply(void)
 	XIO_CHECK(n == 32 + 8 + XIO_ERR_MSG_MAX && xio_be32(b + 36) == XIO_ERR_MSG_MAX,
 		  "long message: length %zu", n);
 	XIO_CHECK(xio_error_build(b, sizeof(b), 1, 0, XIO_E_IO, "") == 40, "empty message");
-	XIO_CHECK(xio_error_build(b, 47, 1, 0, XIO_E_RANGE, "range") == 0, "built past cap");
+	/* cut to fit cap: "range" in 47 bytes is "rang" (44), nothing below 40 */
+	XIO_CHECK(xio_error_build(b, 47, 1, 0, XIO_E_RANGE, "range") == 44 && xio_be32(b + 36) == 4 &&
+		  memcmp(b + 40, "rang", 4) == 0, "message not cut to fit 47 bytes");
+	XIO_CHECK(xio_error_build(b, 43, 1, 0, XIO_E_RANGE, "range") == 40 && xio_be32(b + 36) == 0,
+		  "message not cut to fit 43 bytes");
+	XIO_CHECK(xio_error_build(b, 39, 1, 0, XIO_E_RANGE, "range") == 0, "built past cap");
+	for (size_t cap = 40; cap < 120; cap++) {
+		n = xio_error_build(b, cap, 1, 0, XIO_E_IO, msg);
+		XIO_CHECK(n <= cap && n >= cap - 3 && xio_be32(b + 36) == n - 40,
+			  "cap %zu: %zu bytes, message %u", cap, n, xio_be32(b + 36));
+	}
+	/* never inside a UTF-8 character: "ab\u00e9\u00e9" (a b C3 A9 C3 A9) in 44 + 2 */
+	n = xio_error_build(b, 44, 1, 0, XIO_E_IO, "ab\xc3\xa9\xc3\xa9");
+	XIO_CHECK(n == 44 && xio_be32(b + 36) == 4 && memcmp(b + 40, "ab\xc3\xa9", 4) == 0,
+		  "UTF-8 cut at 4: %zu", n);
+	n = xio_error_build(b, 43 + 4, 1, 0, XIO_E_IO, "abc\xc3\xa9");
+	XIO_CHECK(n == 44 && xio_be32(b + 36) == 3 && memcmp(b + 40, "abc\0", 4) == 0,
+		  "UTF-8 character split: %zu bytes, message %u", n, xio_be32(b + 36));
 }
 
 static void test_stat_reply(void)
@@ -238,6 +308,34 @@ static void test_stat_reply(void)
 	XIO_CHECK(b[5] == 0 && xio_be64(b + 16) == 1000, "size 4001: dtype %u first %llu", b[5],
 		  (unsigned long long)xio_be64(b + 16));
 	XIO_CHECK(xio_stat_reply_build(b, 47, 7, 4, 0) == 0, "built past cap");
+	XIO_CHECK(xio_stat_reply_cookie(want, sizeof(want), &h) == NULL, "cookie in a 1.0 body");
+}
+
+/* 1.2: the same STAT_REPLY with the cookie as bytes 16..31 of its body; a
+ * 1.0 reader takes its first 16 bytes as before. */
+static void test_stat_reply_cookie(void)
+{
+	uint8_t b[96], want[80];
+	struct xio_hdr h;
+	uint64_t size, mtime;
+	const uint8_t *ck;
+
+	xio_stat_reply_build(want, sizeof(want), 7, 1ull << 34, 0x1700000000000001ull);
+	memcpy(want + 48, cookie16, 16);
+	memset(b, 0xAA, sizeof(b));
+	XIO_CHECK(xio_stat_reply_build_cookie(b, sizeof(b), 7, 1ull << 34, 0x1700000000000001ull,
+					      cookie16) == 64, "length");
+	XIO_CHECK_BYTES(b, want, 64, "STAT_REPLY with cookie bytes");
+	XIO_CHECK(xio_hdr_parse(b, 64, &h) == 0 && xio_stat_reply_parse(b, 64, &h, &size, &mtime) == 0 &&
+		  size == 1ull << 34 && mtime == 0x1700000000000001ull, "size and mtime");
+	ck = xio_stat_reply_cookie(b, 64, &h);
+	XIO_CHECK(ck == b + 48 && memcmp(ck, cookie16, 16) == 0, "cookie not found");
+	for (size_t len = 48; len < 64; len++)
+		XIO_CHECK(xio_stat_reply_cookie(b, len, &h) == NULL, "cookie in a %zu-byte datagram", len);
+	/* a body longer than 32 (a later version): the cookie is still bytes 16..31 */
+	XIO_CHECK(xio_stat_reply_cookie(b, 80, &h) == b + 48, "cookie of a longer body");
+	XIO_CHECK(xio_stat_reply_build_cookie(b, 63, 7, 4, 0, cookie16) == 0, "built past cap");
+	XIO_CHECK(xio_stat_reply_build_cookie(b, 48, 7, 4, 0, NULL) == 48, "NULL cookie: 1.0 form");
 }
 
 static void test_hdr_roundtrip(void)
@@ -260,9 +358,9 @@ static void test_hdr_roundtrip(void)
 static void test_err_names(void)
 {
 	static const char *const names[] = { "unknown", "not_found", "access", "range",
-					     "bad_request", "not_tokens", "io", "unknown" };
+					     "bad_request", "not_tokens", "io", "cookie", "unknown" };
 
-	for (uint32_t c = 0; c < 8; c++)
+	for (uint32_t c = 0; c < 9; c++)
 		XIO_CHECK(strcmp(xio_err_name(c), names[c]) == 0, "code %u: %s", c, xio_err_name(c));
 	XIO_CHECK(strcmp(xio_err_name(0xFFFFFFFF), "unknown") == 0, "code 2^32-1");
 }
@@ -289,6 +387,7 @@ static const struct xio_unit_test tests[] = {
 	XIO_UNIT_TEST(test_request_parse),    XIO_UNIT_TEST(test_request_bad),
 	XIO_UNIT_TEST(test_request_limits),   XIO_UNIT_TEST(test_request_ignored),
 	XIO_UNIT_TEST(test_path_check),       XIO_UNIT_TEST(test_error_reply),
+	XIO_UNIT_TEST(test_request_cookie),   XIO_UNIT_TEST(test_stat_reply_cookie),
 	XIO_UNIT_TEST(test_stat_reply),       XIO_UNIT_TEST(test_err_names),
 	XIO_UNIT_TEST(test_mtu_payload),      { NULL, NULL },
 };

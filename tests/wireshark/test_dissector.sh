@@ -153,6 +153,12 @@ cat >"$T/op.want" <<'EOF'
 31 READ_REPLY stream=42 seq=0 tokens 0..3 dtype=0x05 [bad_dtype]
 32 READ_REPLY stream=43 seq=0 tokens 0..3 INT32 [cut]
 33 XIO header cut short by the capture [cut]
+34 STAT_REPLY stream=50 size=4000000 cookie
+35 READ_REQUEST stream=51 tokens 0..99 path=data/train.bin CRC COOKIE
+36 READ_REQUEST stream=52 bytes 0..99 path=raw/notes.txt COOKIE
+37 ERROR_REPLY stream=53 error=cookie(7) "no cookie: STAT for one"
+38 READ_REQUEST stream=54 tokens 0..7 path=a.bin COOKIE [bad_request]
+39 STAT_REQUEST stream=55 path=a.bin
 EOF
 cur="opcodes capture: Info and experts"
 if diff "$T/op.want" "$T/op.got" >"$T/diff"; then ok; else bad "$cur"; show "$T/diff"; fi
@@ -179,6 +185,20 @@ cols xio.path xio.max_count xio.options.raw xio.options.crc xio.size xio.mtime \
 } >"$T/body.want"
 cur="opcodes capture: body fields"
 if diff "$T/body.want" "$T/body.txt" >"$T/diff"; then ok; else bad "$cur"; show "$T/diff"; fi
+# 1.2: the cookie of a STAT_REPLY and of READs (token, RAW), none when cut
+# short or on a STAT_REQUEST; option COOKIE; error 7; the cut cookie's fault
+cols xio.options.cookie xio.cookie xio.error_code xio.request_fault | sed -n '34,39p' >"$T/ck.txt"
+ck=c00c1e000102030405060708090a0bff
+{ # options.cookie cookie error_code request_fault
+	printf '\t%s\t\t\n' "$ck"
+	printf '1\t%s\t\t\n' "$ck"
+	printf '1\t%s\t\t\n' "$ck"
+	printf '\t\t7\t\n'
+	printf '1\t\t\trequest body too short for its cookie\n'
+	printf '1\t\t\t\n'
+} >"$T/ck.want"
+cur="opcodes capture: cookies"
+if diff "$T/ck.want" "$T/ck.txt" >"$T/diff"; then ok; else bad "$cur"; show "$T/diff"; fi
 
 # The port is a preference: on another port nothing of it is XIO.
 ts "$T/op.pcap" 9999 -e xio.opcode -Y xio >"$T/none.txt"

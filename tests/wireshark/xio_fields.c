@@ -2,8 +2,9 @@
  * xio_fields: prints, frame by frame, the fields the Wireshark dissector
  * (apps/wireshark/xio.lua) shows, in tshark's -T fields format, as the
  * project's own code reads them: the stage core classifies the frame
- * (xio_process) and stages/xio_msg.c parses the header, requests, STAT and
- * ERROR replies; CRC32C through ISA-L. tests/wireshark/test_dissector.sh
+ * (xio_process) and stages/xio_msg.c parses the header, requests (the
+ * COOKIE option of 1.2 included), STAT and ERROR replies; CRC32C through
+ * ISA-L. tests/wireshark/test_dissector.sh
  * diffs the two.
  *
  *   xio_fields --field-names          the tshark -e list, one a line
@@ -32,7 +33,8 @@
 enum col {
 	C_FRAME, C_MAGIC, C_VERSION, C_OPCODE, C_FLAGS, C_F_LAST, C_F_HAS_CRC, C_F_NARROWED,
 	C_F_RESERVED, C_DTYPE, C_HDR_LEN, C_STREAM, C_SEQ, C_FIRST, C_COUNT, C_CRC, C_CRC_STATUS,
-	C_CRC_CALC, C_EXT, C_PATH_LEN, C_MAX_COUNT, C_OPTIONS, C_O_RAW, C_O_CRC, C_PATH, C_REQ_FAULT, C_SIZE,
+	C_CRC_CALC, C_EXT, C_PATH_LEN, C_MAX_COUNT, C_OPTIONS, C_O_RAW, C_O_CRC, C_O_COOKIE, C_PATH, C_REQ_FAULT,
+	C_COOKIE, C_SIZE,
 	C_MTIME, C_ERR_CODE, C_ERR_LEN, C_ERR_MSG, C_TOKENS, C_TOKEN, C_DATA, C_BODY,
 	C_E_BAD_CRC, C_E_BAD_COUNT, C_E_RESERVED, C_E_HDR_LEN, C_E_DTYPE, C_E_SHORT, C_E_REQUEST,
 	C_E_CUT, C_INFO, C_COUNT_
@@ -44,7 +46,8 @@ static const char *const col_name[C_COUNT_] = {
 	"xio.hdr_len", "xio.stream_id", "xio.seq", "xio.first_token", "xio.token_count",
 	"xio.payload_crc", "xio.payload_crc.status", "xio.payload_crc.calculated",
 	"xio.extension", "xio.path_len", "xio.max_count", "xio.options", "xio.options.raw",
-	"xio.options.crc", "xio.path", "xio.request_fault", "xio.size", "xio.mtime", "xio.error_code",
+	"xio.options.crc", "xio.options.cookie", "xio.path", "xio.request_fault", "xio.cookie",
+	"xio.size", "xio.mtime", "xio.error_code",
 	"xio.error_message_len", "xio.error_message", "xio.tokens", "xio.token", "xio.data",
 	"xio.body", "xio.expert.bad_crc", "xio.expert.bad_count", "xio.expert.reserved_flags",
 	"xio.expert.bad_hdr_len", "xio.expert.bad_dtype", "xio.expert.short_body",
@@ -222,7 +225,14 @@ static void request_fields(const uint8_t *x, uint32_t ulen, const struct xio_hdr
 		setf(C_OPTIONS, "0x%02x", options);
 		setf(C_O_RAW, "%d", !!(options & XIO_OPT_RAW));
 		setf(C_O_CRC, "%d", !!(options & XIO_OPT_CRC));
+		setf(C_O_COOKIE, "%d", !!(options & XIO_OPT_COOKIE));
 		plen = path_len < blen - XIO_REQ_BODY_LEN ? path_len : blen - XIO_REQ_BODY_LEN;
+		/* the cookie of a READ_REQUEST, wherever the request is otherwise bad */
+		size_t at = (XIO_REQ_BODY_LEN + (size_t)path_len + 3) & ~(size_t)3;
+
+		if (h->opcode == XIO_OP_READ_REQUEST && (options & XIO_OPT_COOKIE) &&
+		    blen >= at + XIO_COOKIE_LEN)
+			set_hex(C_COOKIE, body + at, XIO_COOKIE_LEN);
 		if (plen)
 			setf(C_PATH, "%.*s", (int)plen, (const char *)body + XIO_REQ_BODY_LEN);
 	}
@@ -235,6 +245,8 @@ static void request_fields(const uint8_t *x, uint32_t ulen, const struct xio_hdr
 		appendf(C_INFO, " path=%.*s", (int)plen, (const char *)body + XIO_REQ_BODY_LEN);
 	if (options & XIO_OPT_CRC)
 		appendf(C_INFO, " CRC");
+	if (h->opcode == XIO_OP_READ_REQUEST && (options & XIO_OPT_COOKIE))
+		appendf(C_INFO, " COOKIE");
 }
 
 static void stat_fields(const uint8_t *x, uint32_t ulen, const struct xio_hdr *h)
@@ -249,6 +261,10 @@ static void stat_fields(const uint8_t *x, uint32_t ulen, const struct xio_hdr *h
 	setf(C_SIZE, "%llu", (unsigned long long)size);
 	setf(C_MTIME, "%llu", (unsigned long long)mtime);
 	appendf(C_INFO, " size=%llu", (unsigned long long)size);
+	if (xio_stat_reply_cookie(x, ulen, h)) {
+		set_hex(C_COOKIE, xio_stat_reply_cookie(x, ulen, h), XIO_COOKIE_LEN);
+		appendf(C_INFO, " cookie");
+	}
 }
 
 static void error_fields(const uint8_t *x, uint32_t ulen, const struct xio_hdr *h)

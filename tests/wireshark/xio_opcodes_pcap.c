@@ -240,6 +240,35 @@ static int faults(struct out *o)
 	return rc;
 }
 
+/* Address validation (1.2): a STAT_REPLY with its cookie, READs (token and
+ * RAW) carrying one, ERROR_REPLY cookie, a cookie cut short, COOKIE on a
+ * STAT_REQUEST (ignored). */
+static int cookies(struct out *o)
+{
+	static const uint8_t ck[XIO_COOKIE_LEN] = { 0xC0, 0x0C, 0x1E, 0x00, 1, 2,  3,  4,
+						    5,    6,    7,    8,    9, 10, 11, 0xFF };
+	uint8_t m[MAX_FRAME];
+	size_t n;
+	int rc = 0;
+
+	n = xio_stat_reply_build_cookie(m, sizeof(m), 50, 4000000, 1700000000123456789ull, ck);
+	rc |= put_msg(o, true, false, m, n, 0);
+	n = request(m, XIO_OP_READ_REQUEST, 51, 0, 100, XIO_OPT_CRC, "data/train.bin");
+	n = xio_request_add_cookie(m, n, sizeof(m), ck);
+	rc |= put_msg(o, false, false, m, n, 0);
+	n = request(m, XIO_OP_READ_REQUEST, 52, 0, 100, XIO_OPT_RAW, "raw/notes.txt");
+	n = xio_request_add_cookie(m, n, sizeof(m), ck);
+	rc |= put_msg(o, false, false, m, n, 0);
+	n = xio_error_build(m, sizeof(m), 53, 0, XIO_E_COOKIE, "no cookie: STAT for one");
+	rc |= put_msg(o, true, false, m, n, 0);
+	n = request(m, XIO_OP_READ_REQUEST, 54, 0, 8, 0, "a.bin");
+	n = xio_request_add_cookie(m, n, sizeof(m), ck);
+	rc |= put_msg(o, false, false, m, n - 4, 0);         /* cookie cut short */
+	n = request(m, XIO_OP_STAT_REQUEST, 55, 0, 0, XIO_OPT_COOKIE, "a.bin");
+	rc |= put_msg(o, false, false, m, n, 0);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct out o = { 0 };
@@ -249,7 +278,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	o.w = xio_pcap_open_write(argv[1], true, o.err, sizeof(o.err));
-	if (!o.w || exchange(&o) || faults(&o) || xio_pcap_close_write(o.w, o.err, sizeof(o.err))) {
+	if (!o.w || exchange(&o) || faults(&o) || cookies(&o) || xio_pcap_close_write(o.w, o.err, sizeof(o.err))) {
 		fprintf(stderr, "xio_opcodes_pcap: %s\n", o.err);
 		return 1;
 	}

@@ -29,7 +29,7 @@ STATS_FIELDS = (
     "data_replies", "answers", "requests", "re_requests", "timeouts", "duplicates",
     "crc_errors", "malformed", "ignored", "clamped", "refused", "srtt_us", "rttvar_us",
     "rto_us", "rcvbuf", "recv_calls", "rx_buffers", "gro", "flows", "gap_re_requests",
-    "timeout_re_requests", "cwnd", "cwnd_reductions")
+    "timeout_re_requests", "cwnd", "cwnd_reductions", "cookie_refreshes")
 
 
 class Stats(ctypes.Structure):
