@@ -133,6 +133,9 @@ struct job {
 	bool gone;                 /* its server was dropped: its chunks handed back */
 	unsigned active;           /* slots in use */
 	uint64_t held;             /* their units */
+	struct piece first;        /* its first chunk, handed out before the flows
+				      start (n 0: taken), so that a flow whose
+				      thread starts late still reads a part */
 	const struct xio_narrow_ops *ops;
 	uint64_t refresh;          /* the STAT for a new cookie in flight (its number), 0: none */
 	uint64_t refresh_ns;       /* when it was (last) sent */
@@ -216,6 +219,13 @@ static void fill_window(struct job *j, uint64_t now)
 		room = e->inflight < e->cc.cwnd ? (e->cc.cwnd - e->inflight) / j->width : 0;
 		if (room == 0 || (j->active > 0 && room < j->chunk && room < XIO_CC_STEP / j->width))
 			break;
+		if (j->first.n) { /* handed out before the flows started */
+			start = j->first.start;
+			dst = j->first.dst;
+			n = j->first.n;
+			j->first.n = 0;
+			goto start_chunk;
+		}
 		pthread_mutex_lock(&j->rd->lock);
 		if (j->active > 0 && j->held * (j->rd->live - 1) >= j->rd->d.left) {
 			/* no more than a fair part of what is left: the tail of a
@@ -233,6 +243,7 @@ static void fill_window(struct job *j, uint64_t now)
 			j->dry = true;
 			break;
 		}
+start_chunk:
 		s->chunk_seq = ++e->chunk_seq;
 		s->start = start;
 		s->dst = dst;
@@ -1036,6 +1047,7 @@ int xio_engine_readv(struct xio_engine *e, const char *path, const struct xio_sp
 	rd.live = nflows;
 	for (uint32_t i = 0; i < nflows; i++) {
 		struct job *j = &jobs[i];
+		struct piece first = { 0 };
 
 		*j = (struct job){
 			.f = &e->flows[up[i]], .rd = &rd, .opts = &e->opts, .path = path,
@@ -1044,6 +1056,11 @@ int xio_engine_readv(struct xio_engine *e, const char *path, const struct xio_sp
 			.ops = xio_narrow_ops(),
 		};
 		j->err = &j->own_err;
+		if (dispense(&rd.d, chunk < j->f->cc.cwnd / j->width ? chunk : j->f->cc.cwnd / j->width,
+			     &first.start, &first.dst, &first.n)) {
+			j->first = first;
+			__atomic_store_n(&j->f->low, first.dst, __ATOMIC_RELEASE);
+		}
 	}
 	/* flows 1.. on threads of their own, flow 0 on the caller's */
 	for (uint32_t i = 1; i < nflows; i++)
