@@ -9,7 +9,9 @@
 #                  build/xio-server with address cookies on (across rotations)
 #                  and off; one read over three xio-servers (shares, one
 #                  killed mid-read, copies that disagree, all dead)
-#   client-python  the Python binding (and xio.torch when torch imports)
+#   client-python  the Python package installed with pip into a fresh venv
+#                  ($(BUILD)/venv), its tests run from there: the client,
+#                  xio.torch and xio.megatron (python3-torch, python3-venv)
 # Loopback UDP ports 22000-22999 and 23000 only.
 
 CLIENT_TESTS := test_client_units test_client_proto

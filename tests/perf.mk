@@ -11,6 +11,10 @@
 #                   namespaces): xio-pipeline --bidirectional (DPDK
 #                   net_af_packet, XDP kernel) against dpdk-testpmd io and a
 #                   plain XDP bridge; writes its section of docs/perf.md (root)
+#   bench-training  random 2,048-token samples through xio's read_ranges
+#                   against a sequential read of the same 1 GiB file, and
+#                   numpy over a local memmap (the ceiling); writes its
+#                   section of docs/perf.md (scripts/bench/training.py)
 # Scripts in scripts/bench/; raw figures and logs in build/bench/. Never part
 # of make test: nothing here passes or fails on a timing.
 
@@ -39,7 +43,7 @@ $(BENCH_STAGE): tests/bench/bench_stage.c $(STAGES_LIB) $(wildcard stages/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ISAL_CFLAGS) $(LDFLAGS) -o $@ $< $(STAGES_LIB) $(ISAL_LIBS)
 
-.PHONY: bench-pipeline bench-xdp bench-report bench-live bench-stage
+.PHONY: bench-pipeline bench-xdp bench-report bench-live bench-stage bench-training
 bench-stage: $(BENCH_STAGE)
 	$(BENCH_STAGE) --csv $(BENCH_STAGE_CSV)
 
@@ -53,10 +57,16 @@ bench-report:
 	@[ -f $(BENCH_KERNELS_CSV) ] || $(MAKE) --no-print-directory bench-kernels
 	BUILD=$(BUILD) python3 scripts/bench/report.py --kernels $(BENCH_KERNELS_CSV) \
 		--pipeline $(BUILD)/bench/pipeline-runs.csv --xdp $(BUILD)/bench/xdp-runs.csv \
-		--live $(BUILD)/bench/live-runs.csv --stage $(BENCH_STAGE_CSV) --md docs/perf.md --png docs/perf.png
+		--live $(BUILD)/bench/live-runs.csv --stage $(BENCH_STAGE_CSV) --section $(BUILD)/bench/training.md \
+		--section $(BUILD)/bench/cuda_feed.md \
+		--md docs/perf.md --png docs/perf.png
 
 bench-live: $(BUILD)/xio-server $(BUILD)/xio-fetch $(BUILD)/xio-pipeline $(BENCH_XDP_TOOL)
 	BUILD=$(BUILD) flock /tmp/xio-live.lock bash scripts/bench/live.sh
 	python3 scripts/bench/live_report.py --csv $(BUILD)/bench/live-runs.csv --md docs/perf.md
 
-BENCHES += bench-stage bench-pipeline bench-xdp bench-report bench-live
+bench-training: $(LIBXIO_SO) $(BUILD)/xio-server
+	BUILD=$(BUILD) /usr/bin/python3 scripts/bench/training.py --build $(BUILD) \
+		--csv $(BUILD)/bench/training-runs.csv --md docs/perf.md
+
+BENCHES += bench-stage bench-pipeline bench-xdp bench-report bench-live bench-training

@@ -108,17 +108,19 @@ def live_section(path, out):
         % notes.get("load", "n/a"))
 
 
-def splice(md, section):
-    """Replace TITLE's section of md (up to the next '## '), or insert it
-    before '## How to read and rerun' (at the end if there is none)."""
+def splice(md, section, title=TITLE):
+    """Replace title's section of md (up to the next '## '), or insert it
+    before '## History' or '## How to read and rerun', whichever comes first
+    (at the end if there is neither)."""
     lines = open(md).read().split("\n") if os.path.exists(md) else []
-    start = next((i for i, l in enumerate(lines) if l == TITLE), None)
+    start = next((i for i, l in enumerate(lines) if l == title), None)
     if start is not None:
         end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")),
                    len(lines))
     else:
         start = end = next((i for i, l in enumerate(lines)
-                            if l.startswith("## How to read and rerun")), len(lines))
+                            if l.startswith(("## History", "## How to read and rerun"))),
+                           len(lines))
     new = "\n".join(section).split("\n")
     with open(md, "w") as f:
         f.write("\n".join(lines[:start] + new + lines[end:]))

@@ -62,21 +62,35 @@ def megatron_idx(dtype_code, itemsize, sizes, docs, modes=b""):
     return out + modes
 
 
-# ds: a Megatron-LM int32 dataset of 300 sequences in 120 documents
-sizes = [int(x) for x in rng.integers(1, 4000, 300)]
-docs = [0] + sorted(int(x) for x in rng.choice(np.arange(1, 300), 118, replace=False)) + [300]
-total = sum(sizes)
-ds = rng.integers(0, 65536, total, dtype=np.int64)
-ds.astype("<i4").tofile(os.path.join(root, "ds.bin"))
-with open(os.path.join(root, "ds.idx"), "wb") as f:
-    f.write(megatron_idx(4, 4, sizes, docs))
-u16(ds).tofile(os.path.join(expect, "ds.bin"))
-with open(os.path.join(expect, "ds.idx"), "wb") as f:
-    f.write(megatron_idx(8, 2, sizes, docs))
+def megatron_dataset(name, rng, nseq, ndocs, max_size, head=()):
+    """An int32 Megatron-LM dataset of nseq sequences in ndocs documents in
+    ROOT (name.bin, name.idx) and its UINT16 form in EXPECT; its sizes,
+    document indices and tokens (the first ones head)."""
+    sizes = [int(x) for x in rng.integers(1, max_size, nseq)]
+    cuts = rng.choice(np.arange(1, nseq), ndocs - 2, replace=False)
+    docs = [0] + sorted(int(x) for x in cuts) + [nseq]
+    tokens = rng.integers(0, 65536, sum(sizes), dtype=np.int64)
+    tokens[:len(head)] = head
+    tokens.astype("<i4").tofile(os.path.join(root, name + ".bin"))
+    with open(os.path.join(root, name + ".idx"), "wb") as f:
+        f.write(megatron_idx(4, 4, sizes, docs))
+    u16(tokens).tofile(os.path.join(expect, name + ".bin"))
+    with open(os.path.join(expect, name + ".idx"), "wb") as f:
+        f.write(megatron_idx(8, 2, sizes, docs))
+    return sizes, docs, tokens
+
+
+# ds: 300 sequences in 120 documents
+sizes, docs, ds = megatron_dataset("ds", rng, 300, 120, 4000)
+total = len(ds)
 
 # ds16: already uint16 (dtype code 8): refused
 u16(ds).tofile(os.path.join(root, "ds16.bin"))
 with open(os.path.join(root, "ds16.idx"), "wb") as f:
     f.write(megatron_idx(8, 2, sizes, docs))
+
+# ds2: a second one (blends), 200 sequences in 80 documents, 65535 first
+# (its own generator: the files above stay as they were)
+megatron_dataset("ds2", np.random.default_rng(20251125), 200, 80, 3000, head=(65535, 0))
 
 print(n, total)

@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """ctypes declarations of libxio (client/xio.h) and where the library is.
 
-The library is, in order: $XIO_LIB (a path to libxio.so); build/libxio.so of
-the checkout this package lives in (client/python/xio/ -> ../../../build/);
-a libxio.so.1 the dynamic loader finds (the soname of this mirror of xio.h's
-structures: a library of another major number is refused).
+The library is, in order: $XIO_LIB (a path to libxio.so); the copy an
+installed package carries beside this file (libxio.so.1, put there by
+client/python/setup.py); build/libxio.so of the checkout this package lives
+in (client/python/xio/ -> ../../../build/); a libxio.so.1 the dynamic loader
+finds (the soname of this mirror of xio.h's structures: a library of another
+major number is refused).
 """
 import ctypes
 import ctypes.util
@@ -60,6 +62,9 @@ def _find():
     if env:
         return env
     here = os.path.dirname(os.path.abspath(__file__))
+    carried = os.path.join(here, SONAME)
+    if os.path.exists(carried):
+        return carried
     built = os.path.join(here, "..", "..", "..", "build", "libxio.so")
     if os.path.exists(built):
         return os.path.normpath(built)
