@@ -15,6 +15,10 @@
 #                   against a sequential read of the same 1 GiB file, and
 #                   numpy over a local memmap (the ceiling); writes its
 #                   section of docs/perf.md (scripts/bench/training.py)
+#   bench-replicas  one read over 1, 2 and 3 xio-servers on loopback, each on
+#                   cores of its own, and the shares with one paced to a
+#                   quarter (scripts/bench/replicas.sh; not in `make bench`:
+#                   it needs 3K + 1 cores)
 # Scripts in scripts/bench/; raw figures and logs in build/bench/. Never part
 # of make test: nothing here passes or fails on a timing.
 
@@ -43,7 +47,7 @@ $(BENCH_STAGE): tests/bench/bench_stage.c $(STAGES_LIB) $(wildcard stages/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ISAL_CFLAGS) $(LDFLAGS) -o $@ $< $(STAGES_LIB) $(ISAL_LIBS)
 
-.PHONY: bench-pipeline bench-xdp bench-report bench-live bench-stage bench-training
+.PHONY: bench-pipeline bench-xdp bench-report bench-live bench-stage bench-training bench-replicas
 bench-stage: $(BENCH_STAGE)
 	$(BENCH_STAGE) --csv $(BENCH_STAGE_CSV)
 
@@ -68,5 +72,10 @@ bench-live: $(BUILD)/xio-server $(BUILD)/xio-fetch $(BUILD)/xio-pipeline $(BENCH
 bench-training: $(LIBXIO_SO) $(BUILD)/xio-server
 	BUILD=$(BUILD) /usr/bin/python3 scripts/bench/training.py --build $(BUILD) \
 		--csv $(BUILD)/bench/training-runs.csv --md docs/perf.md
+
+# one read over 1, 2 and 3 servers (REPLICAS_THREADS=K: 3K + 1 cores at least;
+# the 16-core device machine: REPLICAS_THREADS=4 REPLICAS_MB=2048)
+bench-replicas: $(BUILD)/xio-server $(BUILD)/xio-fetch
+	BUILD=$(BUILD) bash scripts/bench/replicas.sh
 
 BENCHES += bench-stage bench-pipeline bench-xdp bench-report bench-live bench-training
