@@ -337,8 +337,10 @@ XIO_HIDDEN void xio_engine_fini(struct xio_engine *e);
 XIO_HIDDEN struct xio_req *xio_flow_new_req(struct xio_flow *f);
 XIO_HIDDEN struct xio_req *xio_flow_find_req(struct xio_flow *f, uint32_t id);
 /* The one place a request is built: a new stream_id, the request queued
- * on the flow's socket (sent by xio_conn_flush), its table entry with
- * opcode and sent_ns filled in, counted in requests. */
+ * on the flow's socket (sent by xio_conn_flush), a READ_REQUEST with the
+ * address cookie of the flow's local address when there is one, its table
+ * entry with opcode, sent_ns and the cookie filled in, counted in
+ * requests. */
 XIO_HIDDEN struct xio_req *xio_flow_request(struct xio_flow *f, uint8_t opcode, uint64_t first,
 					    uint32_t count, uint16_t max_count, uint8_t options,
 					    const char *path, size_t path_len, uint64_t now);

@@ -925,7 +925,8 @@ static bool receive(struct job *j)
 	return false;
 }
 
-#define TAIL_POLL_NS 5000000 /* flow 0, done, reports progress while others finish */
+#define TAIL_POLL_NS 250000  /* flow 0, done, reports progress while others finish */
+#define IDLE_POLL_NS 5000000 /* another flow, done, looks for pieces handed back */
 
 /* One flow's loop: chunks from the dispenser until the whole read is
  * placed (a flow with nothing to do waits, in case a dropped server's
@@ -961,10 +962,17 @@ static void run_flow(struct job *j, bool reporter)
 			report_progress(j);
 		if (stopped(j) || !drained)
 			continue; /* failed, or more waiting to be read */
-		if (j->active == 0) /* done: the other flows are finishing */
-			deadline = xio_now_ns() + TAIL_POLL_NS;
-		else if (deadline == UINT64_MAX) /* chunks started after the timers were looked at */
+		if (j->active == 0) {
+			/* nothing of its own in flight: the read is done (the
+			 * loop's test ends it), or the other flows finish theirs;
+			 * flow 0 polls to report their progress, the others in
+			 * case a dropped server's pieces come back */
+			if (all_done(j->rd))
+				continue;
+			deadline = xio_now_ns() + (reporter ? TAIL_POLL_NS : IDLE_POLL_NS);
+		} else if (deadline == UINT64_MAX) { /* chunks started after the timers were looked at */
 			deadline = xio_now_ns() + xio_rtt_timeout(&e->rtt, 0) * 1000;
+		}
 		rc = xio_conn_wait(&e->conn, j->rd->e->wake_fd, deadline, j->err);
 		if (rc < 0)
 			fail_job(j, rc);

@@ -1043,8 +1043,8 @@ static void test_cookie_rotation(void)
 	/* no STAT first: the READ goes without cookie, is refused, STAT, again;
 	 * window 3: the three refusals bring one STAT */
 	c = client(PORT, 3, 500, 1, false, false);
-	stop_server(); /* its counters from 0, not written under its thread */
-	start(M_COOKIE, NTOK);
+	stop_server();
+	start(M_COOKIE, NTOK); /* its counters from 0 */
 	rc = xio_read(c, "f", 0, NTOK, out, &err);
 	stop_server();
 	XIO_CHECK(rc == 0, "read without a STAT first: %s", err.msg);

@@ -71,8 +71,9 @@ def _find():
     found = ctypes.util.find_library("xio")
     if found == SONAME:
         return found
-    raise ImportError("xio: libxio.so not found: build it (make) in the checkout of this "
-                      "package, or set XIO_LIB to its path")
+    raise ImportError("xio: %s not found%s: build it (make) in the checkout of this "
+                      "package, install it (make install), or set XIO_LIB to its path"
+                      % (SONAME, " (the loader has %s, another ABI)" % found if found else ""))
 
 
 def _declare(lib):
