@@ -98,6 +98,24 @@ static bool dispense(struct dispenser *d, uint64_t max, uint64_t *start, uint64_
 	return true;
 }
 
+/* Gives a piece back to the dispenser, to be handed out before the spans:
+ * false when out of memory. */
+static bool pool_add(struct dispenser *d, struct piece p)
+{
+	if (d->npool == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 64;
+		struct piece *q = realloc(d->pool, cap * sizeof(*q));
+
+		if (!q)
+			return false;
+		d->pool = q;
+		d->cap = cap;
+	}
+	d->pool[d->npool++] = p;
+	d->left += p.n;
+	return true;
+}
+
 /* A read: what its flows share. */
 struct read {
 	struct xio_engine *e;
@@ -723,26 +741,15 @@ static void hand_back(struct job *j)
 
 		if (!s->chunk_seq)
 			continue;
-		for (uint64_t from = 0; rc == 0 && xio_missing_next(&s->miss, from, &m); from = m.b) {
-			struct dispenser *d = &rd->d;
-
-			if (d->npool == d->cap) {
-				size_t cap = d->cap ? 2 * d->cap : 64;
-				struct piece *p = realloc(d->pool, cap * sizeof(*p));
-
-				if (!p) {
-					rc = xio_fail(j->err, XIO_ESYS, "%s: out of memory", j->path);
-					break;
-				}
-				d->pool = p;
-				d->cap = cap;
-			}
-			d->pool[d->npool++] = (struct piece){ s->start + m.a, s->dst + m.a, m.b - m.a };
-			d->left += m.b - m.a;
-		}
+		for (uint64_t from = 0; rc == 0 && xio_missing_next(&s->miss, from, &m); from = m.b)
+			if (!pool_add(&rd->d, (struct piece){ s->start + m.a, s->dst + m.a, m.b - m.a }))
+				rc = xio_fail(j->err, XIO_ESYS, "%s: out of memory", j->path);
 		__atomic_add_fetch(&rd->completed, s->miss.got, __ATOMIC_RELEASE);
 		s->chunk_seq = 0;
 	}
+	if (rc == 0 && j->first.n && !pool_add(&rd->d, j->first)) /* dropped before it started */
+		rc = xio_fail(j->err, XIO_ESYS, "%s: out of memory", j->path);
+	j->first.n = 0;
 	__atomic_add_fetch(&rd->pool_gen, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&e->low, UINT64_MAX, __ATOMIC_RELEASE);
 	rd->live--;
@@ -1073,9 +1080,21 @@ int xio_engine_readv(struct xio_engine *e, const char *path, const struct xio_sp
 	/* flows 1.. on threads of their own, flow 0 on the caller's */
 	for (uint32_t i = 1; i < nflows; i++)
 		if (pthread_create(&jobs[i].thread, NULL, flow_thread, &jobs[i]) != 0) {
+			/* fewer flows: the dispenser serves the rest, their first
+			 * chunks included */
+			bool kept = true;
+
 			pthread_mutex_lock(&rd.lock);
-			rd.live = nflows = i; /* fewer flows: the dispenser serves the rest */
+			for (uint32_t k = i; k < nflows; k++) {
+				kept &= jobs[k].first.n == 0 || pool_add(&rd.d, jobs[k].first);
+				__atomic_store_n(&jobs[k].f->low, UINT64_MAX, __ATOMIC_RELEASE);
+			}
+			rd.live = nflows = i;
 			pthread_mutex_unlock(&rd.lock);
+			if (!kept) { /* flow 0 alone: fails before it reads */
+				__atomic_store_n(&rd.rc, xio_fail(err, XIO_ESYS, "%s: out of memory", path),
+						 __ATOMIC_RELEASE);
+			}
 			break;
 		}
 	run_flow(&jobs[0], true);
