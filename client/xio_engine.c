@@ -253,6 +253,7 @@ uint32_t xio_engine_drop(struct xio_engine *e, uint32_t i, const struct xio_erro
 int xio_engine_all_failed(struct xio_engine *e, const char *path, struct xio_error *err)
 {
 	struct xio_error all;
+	bool same = true;
 	size_t len;
 
 	if (e->nservers == 1) {
@@ -266,6 +267,13 @@ int xio_engine_all_failed(struct xio_engine *e, const char *path, struct xio_err
 	xio_fail(&all, XIO_ETIMEOUT, "%s: no server left:", path);
 	len = strlen(all.msg);
 	pthread_mutex_lock(&e->server_lock);
+	/* the code they all failed with (a timeout when they differ) */
+	for (uint32_t i = 0; i < e->nservers; i++)
+		same &= e->servers[i].last_error.code == e->servers[0].last_error.code;
+	if (same && e->servers[0].last_error.code) {
+		all.code = e->servers[0].last_error.code;
+		all.server_code = e->servers[0].last_error.server_code;
+	}
 	for (uint32_t i = 0; i < e->nservers && len < sizeof(all.msg); i++) {
 		const struct xio_server *srv = &e->servers[i];
 
@@ -276,7 +284,7 @@ int xio_engine_all_failed(struct xio_engine *e, const char *path, struct xio_err
 	pthread_mutex_unlock(&e->server_lock);
 	if (err)
 		*err = all;
-	return -XIO_ETIMEOUT;
+	return -all.code;
 }
 
 int xio_engine_server_stats(struct xio_engine *e, uint32_t i, struct xio_server_stats *st,

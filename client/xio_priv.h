@@ -329,7 +329,8 @@ XIO_HIDDEN uint32_t xio_engine_drop(struct xio_engine *e, uint32_t i, const stru
 /* The servers up. */
 XIO_HIDDEN uint32_t xio_engine_up(struct xio_engine *e);
 /* The failure when no server is left: path, then each server with its last
- * error ("A: ...; B: ..."); with one server its own error as it is. */
+ * error ("A: ...; B: ..."), the code theirs when they agree (else
+ * XIO_ETIMEOUT); with one server its own error as it is. */
 XIO_HIDDEN int xio_engine_all_failed(struct xio_engine *e, const char *path,
 				     struct xio_error *err);
 XIO_HIDDEN void xio_engine_fini(struct xio_engine *e);

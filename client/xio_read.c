@@ -350,6 +350,8 @@ static void send_refresh(struct job *j, uint64_t now)
  * bad_request to a request that carried one). A refusal of what the
  * latest STAT_REPLY gave counts once towards COOKIE_TRIES (one made before
  * any STAT does not); one of an older cookie is asked again at once. */
+static void server_lost(struct job *j, const struct xio_error *why);
+
 static void on_cookie_refused(struct job *j, struct xio_req *r, uint32_t code, uint64_t now)
 {
 	struct xio_flow *e = j->f;
@@ -359,7 +361,16 @@ static void on_cookie_refused(struct job *j, struct xio_req *r, uint32_t code, u
 		xio_cookie_drop(e->cookie); /* a 1.0 server: STAT says whether it validates now */
 	if (r->cookie_gen && r->cookie_gen == gen && r->cookie_gen != j->refused_gen) {
 		j->refused_gen = r->cookie_gen;
-		if (++j->refused >= COOKIE_TRIES) {
+		if (++j->refused >= COOKIE_TRIES && j->rd->e->nservers > 1) {
+			struct xio_error why; /* in a list: that server is dropped */
+
+			xio_fail(&why, XIO_ESERVER, "refused %u fresh address cookies in a row (%s)",
+				 j->refused, xio_err_name(code));
+			why.server_code = code;
+			server_lost(j, &why);
+			return;
+		}
+		if (j->refused >= COOKIE_TRIES) {
 			int rc = xio_fail(j->err, XIO_ESERVER,
 					  "%s: server %s refused %u fresh address cookies in a row "
 					  "(%s): something on the path changes this host's source "
@@ -762,18 +773,24 @@ static void hand_back(struct job *j)
 		fail_job(j, rc);
 }
 
-/* The flow's slot s ran out of tries: its server is dropped and its ranges
- * go to the others; with no server left the read fails, naming each. */
+/* The flow's server is given up for *why: dropped, its ranges go to the
+ * others; with no server left the read fails, naming each. */
+static void server_lost(struct job *j, const struct xio_error *why)
+{
+	if (xio_engine_drop(j->rd->e, j->f->server, why) == 0) {
+		fail_job(j, xio_engine_all_failed(j->rd->e, j->path, j->err));
+		return;
+	}
+	hand_back(j);
+}
+
+/* The flow's slot s ran out of tries. */
 static void server_failed(struct job *j, const struct xio_slot *s)
 {
 	struct xio_error why;
 
 	timeout_error(j, s, &why);
-	if (xio_engine_drop(j->rd->e, j->f->server, &why) == 0) {
-		fail_job(j, xio_engine_all_failed(j->rd->e, j->path, j->err));
-		return;
-	}
-	hand_back(j);
+	server_lost(j, &why);
 }
 
 /* Another flow of this one's server dropped it. */
