@@ -18,7 +18,7 @@ ARCH    := $(shell uname -m)
 
 WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=gnu11 $(WARN) -D_GNU_SOURCE -Istages -Ipipeline -Idrivers \
+CFLAGS  += -std=gnu11 $(WARN) -D_GNU_SOURCE -Icommon -Istages -Ipipeline -Idrivers \
 	   -DXIO_VERSION_STRING='"$(XIO_VERSION)"'
 ifeq ($(ARCH),x86_64)
 CFLAGS  += -march=x86-64-v2 -mtune=native
@@ -50,6 +50,7 @@ INSTALL_WIRESHARK :=
 .DEFAULT_GOAL := all
 
 include stages/stages.mk
+include common/common.mk
 include $(sort $(wildcard pipeline/*.mk drivers/*.mk drivers/*/*.mk server/*.mk client/*.mk apps/*.mk tests/*.mk))
 # make install and uninstall: last, to see every INSTALL_* list.
 include apps/install/install.mk

@@ -22,7 +22,9 @@
 #include <unistd.h>
 
 #include "xio.h"
-#include "xio_cli.h"
+#include "xio_json.h"
+#include "xio_main.h"
+#include "xio_time.h"
 
 enum format { FMT_RAW, FMT_MEGATRON, FMT_LLMC };
 static const char *const format_names[] = { "raw", "megatron", "llmc" };
@@ -114,26 +116,26 @@ static enum format parse_format(const char *s)
 	for (int i = 0; i < 3; i++)
 		if (strcmp(s, format_names[i]) == 0)
 			return (enum format)i;
-	xio_cli_usage_error("--format '%s': expected raw, megatron or llmc", s);
+	xio_main_usage("--format '%s': expected raw, megatron or llmc", s);
 }
 
 static void check_args(struct fetch_opts *o)
 {
 	if (!o->server)
-		xio_cli_usage_error("--server HOST[:PORT] is required");
+		xio_main_usage("--server HOST[:PORT] is required");
 	if (!o->path)
-		xio_cli_usage_error("PATH (the file on the server) is required");
+		xio_main_usage("PATH (the file on the server) is required");
 	if (!o->out)
-		xio_cli_usage_error("--out OUT is required");
+		xio_main_usage("--out OUT is required");
 	if (o->have_rank != o->have_world)
-		xio_cli_usage_error("--rank and --world go together");
+		xio_main_usage("--rank and --world go together");
 	if (o->have_rank && o->rank >= o->world)
-		xio_cli_usage_error("--rank %u: must be below --world %u", o->rank, o->world);
+		xio_main_usage("--rank %u: must be below --world %u", o->rank, o->world);
 	if (o->format == FMT_MEGATRON && (o->have_first || o->have_count || o->have_rank))
-		xio_cli_usage_error("--format megatron reads whole datasets: --first, --count, "
+		xio_main_usage("--format megatron reads whole datasets: --first, --count, "
 				    "--rank and --world do not apply");
 	if (o->have_count && o->count == 0)
-		xio_cli_usage_error("--count 0: nothing to read");
+		xio_main_usage("--count 0: nothing to read");
 }
 
 static void parse_args(int argc, char **argv, struct fetch_opts *o)
@@ -179,38 +181,38 @@ static void parse_args(int argc, char **argv, struct fetch_opts *o)
 		case O_SERVER: o->server = optarg; break;
 		case O_OUT: o->out = optarg; break;
 		case O_FORMAT: o->format = parse_format(optarg); break;
-		case O_FIRST: o->first = xio_cli_num(name, optarg, 0, INT64_MAX); o->have_first = true; break;
-		case O_COUNT: o->count = xio_cli_num(name, optarg, 0, INT64_MAX); o->have_count = true; break;
+		case O_FIRST: o->first = xio_main_num(name, optarg, 0, INT64_MAX); o->have_first = true; break;
+		case O_COUNT: o->count = xio_main_num(name, optarg, 0, INT64_MAX); o->have_count = true; break;
 		case O_CRC: o->xo.crc = 1; break;
 		case O_OVERFLOW:
 			if (strcmp(optarg, "error") && strcmp(optarg, "saturate"))
-				xio_cli_usage_error("--overflow '%s': expected error or saturate", optarg);
+				xio_main_usage("--overflow '%s': expected error or saturate", optarg);
 			o->xo.saturate = strcmp(optarg, "saturate") == 0;
 			break;
-		case O_CHUNK: o->xo.chunk_tokens = (uint32_t)xio_cli_num(name, optarg, 1, 16777216); break;
-		case O_WINDOW: o->xo.window = (uint32_t)xio_cli_num(name, optarg, 1, 256); break;
-		case O_TIMEOUT: o->xo.timeout_ms = (uint32_t)xio_cli_num(name, optarg, 1, 3600000); break;
-		case O_RETRIES: o->xo.retries = (uint32_t)xio_cli_num(name, optarg, 0, 1000); break;
-		case O_RANK: o->rank = (uint32_t)xio_cli_num(name, optarg, 0, 1u << 20); o->have_rank = true; break;
-		case O_WORLD: o->world = (uint32_t)xio_cli_num(name, optarg, 1, 1u << 20); o->have_world = true; break;
+		case O_CHUNK: o->xo.chunk_tokens = (uint32_t)xio_main_num(name, optarg, 1, 16777216); break;
+		case O_WINDOW: o->xo.window = (uint32_t)xio_main_num(name, optarg, 1, 256); break;
+		case O_TIMEOUT: o->xo.timeout_ms = (uint32_t)xio_main_num(name, optarg, 1, 3600000); break;
+		case O_RETRIES: o->xo.retries = (uint32_t)xio_main_num(name, optarg, 0, 1000); break;
+		case O_RANK: o->rank = (uint32_t)xio_main_num(name, optarg, 0, 1u << 20); o->have_rank = true; break;
+		case O_WORLD: o->world = (uint32_t)xio_main_num(name, optarg, 1, 1u << 20); o->have_world = true; break;
 		case O_PROGRESS: progress = true; break;
 		case O_QUIET: quiet = true; break;
 		case O_STATS: o->stats_json = optarg; break;
 		case O_NO_GRO: o->xo.gro = 0; break;
-		case O_FLOWS: o->xo.flows = (uint32_t)xio_cli_num(name, optarg, 1, 64); break;
+		case O_FLOWS: o->xo.flows = (uint32_t)xio_main_num(name, optarg, 1, 64); break;
 		case O_STRICT_MTIME: o->xo.strict_mtime = 1; break;
 		case O_HELP: usage(stdout); exit(0);
-		case O_VERSION: xio_cli_version();
-		case ':': xio_cli_usage_error("option '%s' needs a value", argv[optind - 1]);
-		default: xio_cli_usage_error("unknown option '%s'", argv[optind - 1]);
+		case O_VERSION: xio_main_version();
+		case ':': xio_main_usage("option '%s' needs a value", argv[optind - 1]);
+		default: xio_main_usage("unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
 		o->path = argv[optind++];
 	if (optind < argc)
-		xio_cli_usage_error("unexpected argument '%s' (one PATH only)", argv[optind]);
+		xio_main_usage("unexpected argument '%s' (one PATH only)", argv[optind]);
 	if (progress && quiet)
-		xio_cli_usage_error("--progress and --quiet exclude each other");
+		xio_main_usage("--progress and --quiet exclude each other");
 	o->progress = quiet ? 0 : progress ? 1 : -1;
 	check_args(o);
 }
@@ -282,14 +284,6 @@ static void outputs_discard(void)
 
 /* ---- progress ---- */
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* With a list: each server's share of the tokens so far, or "dropped". */
 static void show_shares(struct xio_client *c)
 {
@@ -320,7 +314,7 @@ static void show_progress(void *arg, uint64_t done, uint64_t total)
 	char bar[31];
 	int fill;
 
-	now = now_ns();
+	now = xio_now_ns();
 	if (!p->on || (done < total && now - p->last_ns < (p->tty ? 200000000u : 1000000000u)))
 		return;
 	p->last_ns = now;
@@ -343,151 +337,133 @@ static void show_progress(void *arg, uint64_t done, uint64_t total)
 
 /* ---- the run ---- */
 
-static void json_str(FILE *f, const char *key, const char *v)
-{
-	fprintf(f, "\"%s\": \"", key);
-	for (; *v; v++) {
-		unsigned char ch = (unsigned char)*v;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
 /* Each flow's own counters, as "flow_stats": [{...}, ...]. */
-static void write_flow_stats(FILE *f, struct xio_client *c)
+static void write_flow_stats(struct xio_json *j, struct xio_client *c)
 {
 	uint32_t n = c ? xio_client_flows(c) : 0;
 
-	fputs(",\n \"flow_stats\": [", f);
+	xio_json_begin_array(j, "flow_stats");
 	for (uint32_t i = 0; i < n; i++) {
 		struct xio_stats s;
 
 		if (xio_client_flow_stats(c, i, &s, NULL) < 0)
 			break;
-		fprintf(f,
-			"%s{\"tokens\": %llu, \"bytes\": %llu, \"datagrams\": %llu, "
-			"\"requests\": %llu, \"re_requests\": %llu, \"timeouts\": %llu, "
-			"\"gap_re_requests\": %llu, \"duplicates\": %llu, \"srtt_us\": %llu, "
-			"\"cwnd\": %llu}",
-			i ? ", " : "", (unsigned long long)s.tokens, (unsigned long long)s.bytes,
-			(unsigned long long)s.datagrams, (unsigned long long)s.requests,
-			(unsigned long long)s.re_requests, (unsigned long long)s.timeouts,
-			(unsigned long long)s.gap_re_requests, (unsigned long long)s.duplicates,
-			(unsigned long long)s.srtt_us, (unsigned long long)s.cwnd);
+		xio_json_begin_object(j, NULL);
+		xio_json_u64(j, "tokens", s.tokens);
+		xio_json_u64(j, "bytes", s.bytes);
+		xio_json_u64(j, "datagrams", s.datagrams);
+		xio_json_u64(j, "requests", s.requests);
+		xio_json_u64(j, "re_requests", s.re_requests);
+		xio_json_u64(j, "timeouts", s.timeouts);
+		xio_json_u64(j, "gap_re_requests", s.gap_re_requests);
+		xio_json_u64(j, "duplicates", s.duplicates);
+		xio_json_u64(j, "srtt_us", s.srtt_us);
+		xio_json_u64(j, "cwnd", s.cwnd);
+		xio_json_end_object(j);
 	}
-	fputc(']', f);
+	xio_json_end_array(j);
 }
 
 /* Each server's state and counters, as "servers": [{...}, ...]. */
-static void write_server_stats(FILE *f, struct xio_client *c)
+static void write_server_stats(struct xio_json *j, struct xio_client *c)
 {
 	uint32_t n = c ? xio_client_server_count(c) : 0;
 
-	fputs(",\n \"servers\": [", f);
+	xio_json_begin_array(j, "servers");
 	for (uint32_t i = 0; i < n; i++) {
 		struct xio_server_stats s;
 
 		if (xio_client_server_stats(c, i, &s, sizeof(s), NULL) < 0)
 			break;
-		fputs(i ? ",\n  {" : "{", f);
-		json_str(f, "address", s.address);
-		fputs(", ", f);
-		json_str(f, "state", xio_server_state_name(s.state));
-		fprintf(f,
-			", \"flows\": %u, \"tokens\": %llu, \"bytes\": %llu, \"datagrams\": %llu, "
-			"\"requests\": %llu, \"re_requests\": %llu, \"timeouts\": %llu, "
-			"\"refused\": %llu, \"drops\": %llu, \"rejoins\": %llu, \"mtime_ns\": %llu, "
-			"\"mtime_differs\": %llu",
-			s.flows, (unsigned long long)s.tokens, (unsigned long long)s.bytes,
-			(unsigned long long)s.datagrams, (unsigned long long)s.requests,
-			(unsigned long long)s.re_requests, (unsigned long long)s.timeouts,
-			(unsigned long long)s.refused, (unsigned long long)s.drops,
-			(unsigned long long)s.rejoins, (unsigned long long)s.mtime_ns,
-			(unsigned long long)s.mtime_differs);
-		if (s.last_error.code) {
-			fputs(", ", f);
-			json_str(f, "last_error", s.last_error.msg);
-		}
-		fputc('}', f);
+		xio_json_begin_object(j, NULL);
+		xio_json_str(j, "address", s.address);
+		xio_json_str(j, "state", xio_server_state_name(s.state));
+		xio_json_u64(j, "flows", s.flows);
+		xio_json_u64(j, "tokens", s.tokens);
+		xio_json_u64(j, "bytes", s.bytes);
+		xio_json_u64(j, "datagrams", s.datagrams);
+		xio_json_u64(j, "requests", s.requests);
+		xio_json_u64(j, "re_requests", s.re_requests);
+		xio_json_u64(j, "timeouts", s.timeouts);
+		xio_json_u64(j, "refused", s.refused);
+		xio_json_u64(j, "drops", s.drops);
+		xio_json_u64(j, "rejoins", s.rejoins);
+		xio_json_u64(j, "mtime_ns", s.mtime_ns);
+		xio_json_u64(j, "mtime_differs", s.mtime_differs);
+		if (s.last_error.code)
+			xio_json_str(j, "last_error", s.last_error.msg);
+		xio_json_end_object(j);
 	}
-	fputc(']', f);
+	xio_json_end_array(j);
 }
 
 /* The counters as JSON; error is NULL when the run succeeded. */
 static void write_stats(const struct fetch *x, const char *error)
 {
 	const struct fetch_opts *o = &x->o;
-	double el = (double)(now_ns() - x->p.start_ns) / 1e9;
-	FILE *f = strcmp(o->stats_json, "-") == 0 ? stdout : fopen(o->stats_json, "w");
+	double el = (double)(xio_now_ns() - x->p.start_ns) / 1e9;
 	struct xio_stats s = { 0 };
+	struct xio_json j;
+	int rc;
 
-	if (!f) {
-		fprintf(stderr, "%s: --stats-json %s: %s\n", xio_cli_prog(), o->stats_json,
-			strerror(errno));
-		exit(1);
-	}
 	if (x->c)
 		xio_client_stats(x->c, &s);
-	fputc('{', f);
-	json_str(f, "status", error ? "error" : "ok");
-	fputs(", ", f);
-	json_str(f, "server", o->server);
-	fputs(", ", f);
-	json_str(f, "path", o->path);
-	fputs(", ", f);
-	json_str(f, "format", format_names[o->format]);
-	fputs(", ", f);
-	json_str(f, "output", o->out);
-	fprintf(f,
-		",\n \"tokens\": %llu, \"bytes\": %llu, \"elapsed_s\": %.6f, \"tokens_per_s\": %.0f,\n"
-		" \"datagrams\": %llu, \"bytes_received\": %llu, \"replies_uint16\": %llu, "
-		"\"replies_int32\": %llu, \"data_replies\": %llu, \"answers\": %llu,\n"
-		" \"requests\": %llu, \"re_requests\": %llu, \"timeouts\": %llu, "
-		"\"duplicates\": %llu, \"crc_errors\": %llu, \"malformed\": %llu, \"ignored\": %llu, "
-		"\"clamped\": %llu, \"refused\": %llu,\n"
-		" \"srtt_us\": %llu, \"rttvar_us\": %llu, \"rto_us\": %llu, \"rcvbuf\": %llu,\n"
-		" \"chunk\": %u, \"window\": %u, \"timeout_ms\": %u, \"retries\": %u, \"crc\": %s, "
-		"\"overflow\": \"%s\", \"rank\": %u, \"world\": %u",
-		(unsigned long long)s.tokens, (unsigned long long)s.bytes, el,
-		el > 0 ? (double)s.tokens / el : 0.0, (unsigned long long)s.datagrams,
-		(unsigned long long)s.bytes_received, (unsigned long long)s.replies_uint16,
-		(unsigned long long)s.replies_int32, (unsigned long long)s.data_replies,
-		(unsigned long long)s.answers, (unsigned long long)s.requests,
-		(unsigned long long)s.re_requests, (unsigned long long)s.timeouts,
-		(unsigned long long)s.duplicates, (unsigned long long)s.crc_errors,
-		(unsigned long long)s.malformed, (unsigned long long)s.ignored,
-		(unsigned long long)s.clamped, (unsigned long long)s.refused,
-		(unsigned long long)s.srtt_us, (unsigned long long)s.rttvar_us,
-		(unsigned long long)s.rto_us, (unsigned long long)s.rcvbuf, o->xo.chunk_tokens,
-		o->xo.window, o->xo.timeout_ms, o->xo.retries, o->xo.crc ? "true" : "false",
-		o->xo.saturate ? "saturate" : "error", o->rank, o->world);
-	fprintf(f,
-		",\n \"recv_calls\": %llu, \"rx_buffers\": %llu, \"gro\": %s, \"flows\": %llu, "
-		"\"gap_re_requests\": %llu, \"timeout_re_requests\": %llu, \"cwnd\": %llu, "
-		"\"cwnd_reductions\": %llu",
-		(unsigned long long)s.recv_calls, (unsigned long long)s.rx_buffers,
-		s.gro ? "true" : "false", (unsigned long long)s.flows,
-		(unsigned long long)s.gap_re_requests, (unsigned long long)s.timeout_re_requests,
-		(unsigned long long)s.cwnd, (unsigned long long)s.cwnd_reductions);
-	fprintf(f, ", \"cookie_refreshes\": %llu", (unsigned long long)s.cookie_refreshes);
-	write_flow_stats(f, x->c);
-	write_server_stats(f, x->c);
-	if (error) {
-		fputs(",\n ", f);
-		json_str(f, "error", error);
-	}
-	fputs("}\n", f);
-	if (f != stdout && fclose(f) != 0) {
-		fprintf(stderr, "%s: --stats-json %s: %s\n", xio_cli_prog(), o->stats_json,
-			strerror(errno));
-		exit(1);
-	}
+	xio_json_init(&j);
+	xio_json_begin_object(&j, NULL);
+	xio_json_str(&j, "status", error ? "error" : "ok");
+	xio_json_str(&j, "server", o->server);
+	xio_json_str(&j, "path", o->path);
+	xio_json_str(&j, "format", format_names[o->format]);
+	xio_json_str(&j, "output", o->out);
+	xio_json_u64(&j, "tokens", s.tokens);
+	xio_json_u64(&j, "bytes", s.bytes);
+	xio_json_double(&j, "elapsed_s", el, 6);
+	xio_json_double(&j, "tokens_per_s", el > 0 ? (double)s.tokens / el : 0.0, 0);
+	xio_json_u64(&j, "datagrams", s.datagrams);
+	xio_json_u64(&j, "bytes_received", s.bytes_received);
+	xio_json_u64(&j, "replies_uint16", s.replies_uint16);
+	xio_json_u64(&j, "replies_int32", s.replies_int32);
+	xio_json_u64(&j, "data_replies", s.data_replies);
+	xio_json_u64(&j, "answers", s.answers);
+	xio_json_u64(&j, "requests", s.requests);
+	xio_json_u64(&j, "re_requests", s.re_requests);
+	xio_json_u64(&j, "timeouts", s.timeouts);
+	xio_json_u64(&j, "duplicates", s.duplicates);
+	xio_json_u64(&j, "crc_errors", s.crc_errors);
+	xio_json_u64(&j, "malformed", s.malformed);
+	xio_json_u64(&j, "ignored", s.ignored);
+	xio_json_u64(&j, "clamped", s.clamped);
+	xio_json_u64(&j, "refused", s.refused);
+	xio_json_u64(&j, "srtt_us", s.srtt_us);
+	xio_json_u64(&j, "rttvar_us", s.rttvar_us);
+	xio_json_u64(&j, "rto_us", s.rto_us);
+	xio_json_u64(&j, "rcvbuf", s.rcvbuf);
+	xio_json_u64(&j, "chunk", o->xo.chunk_tokens);
+	xio_json_u64(&j, "window", o->xo.window);
+	xio_json_u64(&j, "timeout_ms", o->xo.timeout_ms);
+	xio_json_u64(&j, "retries", o->xo.retries);
+	xio_json_bool(&j, "crc", o->xo.crc);
+	xio_json_str(&j, "overflow", o->xo.saturate ? "saturate" : "error");
+	xio_json_u64(&j, "rank", o->rank);
+	xio_json_u64(&j, "world", o->world);
+	xio_json_u64(&j, "recv_calls", s.recv_calls);
+	xio_json_u64(&j, "rx_buffers", s.rx_buffers);
+	xio_json_bool(&j, "gro", s.gro);
+	xio_json_u64(&j, "flows", s.flows);
+	xio_json_u64(&j, "gap_re_requests", s.gap_re_requests);
+	xio_json_u64(&j, "timeout_re_requests", s.timeout_re_requests);
+	xio_json_u64(&j, "cwnd", s.cwnd);
+	xio_json_u64(&j, "cwnd_reductions", s.cwnd_reductions);
+	xio_json_u64(&j, "cookie_refreshes", s.cookie_refreshes);
+	write_flow_stats(&j, x->c);
+	write_server_stats(&j, x->c);
+	if (error)
+		xio_json_str(&j, "error", error);
+	xio_json_end_object(&j);
+	rc = xio_json_save(&j, o->stats_json);
+	xio_json_free(&j);
+	if (rc < 0)
+		xio_main_fail("--stats-json %s: %s", o->stats_json, strerror(errno));
 }
 
 /* A failed run: no output, the stats with the error, exit 1. */
@@ -504,7 +480,7 @@ static void fetch_fail(struct fetch *x, const char *fmt, ...)
 		fputc('\n', stderr);
 	if (x->o.stats_json)
 		write_stats(x, msg);
-	xio_cli_fail("%s", msg);
+	xio_main_fail("%s", msg);
 }
 
 /* Stats a file on every server; a warning when the copies' mtimes differ
@@ -600,7 +576,7 @@ static char *join(const char *a, const char *b)
 	char *s = malloc(la + lb + 1);
 
 	if (!s)
-		xio_cli_fail("out of memory");
+		xio_main_fail("out of memory");
 	memcpy(s, a, la);
 	memcpy(s + la, b, lb + 1);
 	return s;
@@ -640,7 +616,7 @@ static void fetch_megatron(struct fetch *x)
 
 static void summary(const struct fetch *x)
 {
-	double el = (double)(now_ns() - x->p.start_ns) / 1e9;
+	double el = (double)(xio_now_ns() - x->p.start_ns) / 1e9;
 	struct xio_stats s;
 
 	xio_client_stats(x->c, &s);
@@ -659,13 +635,13 @@ int main(int argc, char **argv)
 	struct fetch x = { 0 };
 	struct xio_error err;
 
-	xio_cli_init(argv[0], 2);
+	xio_cli_init(argv[0]);
 	parse_args(argc, argv, &x.o);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	x.p.tty = isatty(STDERR_FILENO);
 	x.p.on = x.o.progress == 1 || (x.o.progress == -1 && x.p.tty);
-	x.p.start_ns = now_ns();
+	x.p.start_ns = xio_now_ns();
 	if (xio_connect(x.o.server, &x.o.xo, &x.c, &err) < 0)
 		fetch_fail(&x, "%s", err.msg);
 	progress_client = x.c;

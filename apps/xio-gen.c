@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "xio_build.h"
-#include "xio_cli.h"
+#include "xio_main.h"
 #include "xio_csum.h"
 #include "xio_pcap.h"
 #include "xio_wire.h"
@@ -142,37 +142,37 @@ static void parse_args(int argc, char **argv, struct gen_opts *o)
 		switch (c) {
 		case O_TOKENS: o->tokens_path = optarg; break;
 		case O_OUT: o->out_path = optarg; break;
-		case O_PORT: o->port = (uint16_t)xio_cli_num(name, optarg, 1, 65535); break;
-		case O_MTU: o->mtu = (uint32_t)xio_cli_num(name, optarg, 1, MAX_MTU); break;
+		case O_PORT: o->port = (uint16_t)xio_main_num(name, optarg, 1, 65535); break;
+		case O_MTU: o->mtu = (uint32_t)xio_main_num(name, optarg, 1, MAX_MTU); break;
 		case O_IPV6: o->ipv6 = true; break;
 		case O_VLAN:
 			if (o->nvlan == 2)
-				xio_cli_usage_error("--vlan given more than twice (at most 2 tags)");
-			o->vlan[o->nvlan++] = (uint16_t)xio_cli_num(name, optarg, 0, 4095);
+				xio_main_usage("--vlan given more than twice (at most 2 tags)");
+			o->vlan[o->nvlan++] = (uint16_t)xio_main_num(name, optarg, 0, 4095);
 			break;
 		case O_CRC: o->crc = true; break;
 		case O_NO_CSUM: o->udp_csum = false; break;
-		case O_STREAM: o->stream_id = (uint32_t)xio_cli_num(name, optarg, 0, UINT32_MAX); break;
-		case O_CORRUPT: o->nfault[F_CORRUPT] = xio_cli_num(name, optarg, 0, UINT32_MAX); break;
-		case O_TRUNCATE: o->nfault[F_TRUNCATE] = xio_cli_num(name, optarg, 0, UINT32_MAX); break;
-		case O_OOR: o->nfault[F_OUT_OF_RANGE] = xio_cli_num(name, optarg, 0, UINT32_MAX); break;
-		case O_DROP: o->nfault[F_DROP] = xio_cli_num(name, optarg, 0, UINT32_MAX); break;
-		case O_DUP: o->nfault[F_DUPLICATE] = xio_cli_num(name, optarg, 0, UINT32_MAX); break;
+		case O_STREAM: o->stream_id = (uint32_t)xio_main_num(name, optarg, 0, UINT32_MAX); break;
+		case O_CORRUPT: o->nfault[F_CORRUPT] = xio_main_num(name, optarg, 0, UINT32_MAX); break;
+		case O_TRUNCATE: o->nfault[F_TRUNCATE] = xio_main_num(name, optarg, 0, UINT32_MAX); break;
+		case O_OOR: o->nfault[F_OUT_OF_RANGE] = xio_main_num(name, optarg, 0, UINT32_MAX); break;
+		case O_DROP: o->nfault[F_DROP] = xio_main_num(name, optarg, 0, UINT32_MAX); break;
+		case O_DUP: o->nfault[F_DUPLICATE] = xio_main_num(name, optarg, 0, UINT32_MAX); break;
 		case O_REORDER: o->reorder = true; break;
-		case O_FOREIGN: o->nforeign = xio_cli_num(name, optarg, 0, 1000000); break;
-		case O_SEED: o->seed = xio_cli_num(name, optarg, 0, UINT64_MAX); break;
-		case O_VERSION: xio_cli_version();
+		case O_FOREIGN: o->nforeign = xio_main_num(name, optarg, 0, 1000000); break;
+		case O_SEED: o->seed = xio_main_num(name, optarg, 0, UINT64_MAX); break;
+		case O_VERSION: xio_main_version();
 		case O_HELP: usage(stdout); exit(0);
-		case ':': xio_cli_usage_error("option '%s' needs a value", argv[optind - 1]);
-		default: xio_cli_usage_error("unknown or ambiguous option '%s'", argv[optind - 1]);
+		case ':': xio_main_usage("option '%s' needs a value", argv[optind - 1]);
+		default: xio_main_usage("unknown or ambiguous option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		xio_cli_usage_error("unexpected argument '%s'", argv[optind]);
+		xio_main_usage("unexpected argument '%s'", argv[optind]);
 	if (!o->tokens_path)
-		xio_cli_usage_error("--tokens FILE is required");
+		xio_main_usage("--tokens FILE is required");
 	if (!o->out_path)
-		xio_cli_usage_error("--out CAP.pcap is required");
+		xio_main_usage("--out CAP.pcap is required");
 }
 
 /* splitmix64: small, seedable, the same on every host. */
@@ -195,7 +195,7 @@ static void *xmalloc(size_t n)
 	void *p = malloc(n ? n : 1);
 
 	if (!p)
-		xio_cli_fail("out of memory (%zu bytes)", n);
+		xio_main_fail("out of memory (%zu bytes)", n);
 	return p;
 }
 
@@ -208,16 +208,16 @@ static size_t read_tokens(const char *path, int32_t **out)
 	size_t n;
 
 	if (!f)
-		xio_cli_fail("%s: %s", path, strerror(errno));
+		xio_main_fail("%s: %s", path, strerror(errno));
 	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
-		xio_cli_fail("%s: cannot read: %s", path, strerror(errno));
+		xio_main_fail("%s: cannot read: %s", path, strerror(errno));
 	if (size % 4)
-		xio_cli_fail("%s: size %ld is not a multiple of 4 (expected raw little-endian INT32 tokens)",
+		xio_main_fail("%s: size %ld is not a multiple of 4 (expected raw little-endian INT32 tokens)",
 			     path, size);
 	n = (size_t)size / 4;
 	t = xmalloc((size_t)size);
 	if (fread(t, 4, n, f) != n)
-		xio_cli_fail("%s: short read", path);
+		xio_main_fail("%s: short read", path);
 	fclose(f);
 	for (size_t i = 0; i < n; i++) {
 		const uint8_t *b = (const uint8_t *)&t[i];
@@ -258,7 +258,7 @@ static uint32_t tokens_per_frame(const struct gen_opts *o)
 	uint32_t min_mtu = ip_hdr + 8 + XIO_HDR_LEN + 4;
 
 	if (o->mtu < min_mtu) {
-		xio_cli_usage_error("--mtu %u: too small to carry one token over %s (minimum %u)", o->mtu,
+		xio_main_usage("--mtu %u: too small to carry one token over %s (minimum %u)", o->mtu,
 			  o->ipv6 ? "IPv6" : "IPv4", min_mtu);
 	}
 	return (o->mtu - ip_hdr - 8 - XIO_HDR_LEN) / 4;
@@ -296,7 +296,7 @@ static void assign_faults(const struct gen_opts *o, struct gen_frame *fr, size_t
 	for (int f = F_CORRUPT; f < F_COUNT; f++)
 		want += o->nfault[f];
 	if (want > nidx) {
-		xio_cli_usage_error("the faults ask for %zu distinct frames but the stream has %zu frames carrying tokens",
+		xio_main_usage("the faults ask for %zu distinct frames but the stream has %zu frames carrying tokens",
 			  want, nidx);
 	}
 	for (size_t i = nidx; i > 1; i--) { /* Fisher-Yates */
@@ -345,7 +345,7 @@ static void build_stream(const struct gen_opts *o, const int32_t *tok, struct ge
 		f->data = xmalloc(MAX_FRAME);
 		f->len = f->caplen = xio_build_frame(&s, f->data, MAX_FRAME, &lay);
 		if (!f->len)
-			xio_cli_fail("internal error: frame %zu cannot be built", i);
+			xio_main_fail("internal error: frame %zu cannot be built", i);
 		shrink(f);
 		if (f->fault == F_CORRUPT)
 			f->data[lay.payload_off + rng_below(rng, lay.payload_len)] ^=
@@ -471,7 +471,7 @@ static size_t make_order(const struct gen_opts *o, const struct gen_frame *fr, s
 	/* gap g lies before XIO frame g (gap n: after the last) */
 	gap_foreign = calloc(n + 1, sizeof(*gap_foreign));
 	if (!gap_foreign)
-		xio_cli_fail("out of memory");
+		xio_main_fail("out of memory");
 	for (uint64_t k = 0; k < o->nforeign; k++)
 		gap_foreign[rng_below(rng, n + 1)]++;
 	for (size_t g = 0; g <= n; g++) {
@@ -496,7 +496,7 @@ int main(int argc, char **argv)
 	uint64_t rng, bytes = 0, xio_out = 0;
 	uint32_t per;
 
-	xio_cli_init(argv[0], 2);
+	xio_cli_init(argv[0]);
 	parse_args(argc, argv, &o);
 	per = tokens_per_frame(&o);
 	if (!o.udp_csum && o.ipv6)
@@ -507,7 +507,7 @@ int main(int argc, char **argv)
 	fr = calloc(nfr + o.nforeign, sizeof(*fr));
 	order = xmalloc((2 * nfr + o.nforeign) * sizeof(*order));
 	if (!fr)
-		xio_cli_fail("out of memory");
+		xio_main_fail("out of memory");
 	rng = o.seed;
 	split_stream(fr, nfr, ntok, per);
 	assign_faults(&o, fr, nfr, &rng);
@@ -518,18 +518,18 @@ int main(int argc, char **argv)
 
 	w = xio_pcap_open_write(o.out_path, false, err, sizeof(err));
 	if (!w)
-		xio_cli_fail("%s", err);
+		xio_main_fail("%s", err);
 	for (size_t i = 0; i < nout; i++) {
 		const struct gen_frame *f = &fr[order[i]];
 
 		if (xio_pcap_write(w, f->data, f->caplen, f->len, TS_BASE_NS + i * TS_STEP_NS, err,
 				   sizeof(err)))
-			xio_cli_fail("%s", err);
+			xio_main_fail("%s", err);
 		bytes += f->caplen;
 		xio_out += order[i] < nfr;
 	}
 	if (xio_pcap_close_write(w, err, sizeof(err)))
-		xio_cli_fail("%s", err);
+		xio_main_fail("%s", err);
 	report_faults(fr, nfr);
 	if (o.reorder)
 		fprintf(stderr, "%s: reorder: %llu XIO frames shuffled\n", xio_cli_prog(),

@@ -7,16 +7,21 @@
  *   xio-pipeline [options]          (EAL defaults; or --driver xdp)
  *
  * Options are read and checked first; then the driver runs until a signal,
- * --duration or --idle-exit; then the stats JSON is written.
+ * --duration or --idle-exit; then the summary line, and the stats JSON is
+ * written. Exit status: 0, 1 when the run fails, 2 for a bad command line.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "xio_cli.h"
 #include "xio_config.h"
 #include "xio_counters.h"
+#include "xio_httpd.h"
 #include "xio_log.h"
+#include "xio_run.h"
 #include "xio_stats.h"
 #ifdef XIO_HAVE_DPDK
 #include "dpdk/xio_dpdk.h"
@@ -25,14 +30,12 @@
 #include "xdp/xio_xdp.h"
 #endif
 
-#define XIO_EXTRA_LEN (256 * 1024)
-
-static volatile int xio_stop;
+static int xio_stop; /* XIO_STORE from the handler, XIO_LOAD in the run layer */
 
 static void xio_on_signal(int sig)
 {
 	(void)sig;
-	xio_stop = 1;
+	XIO_STORE(xio_stop, 1);
 }
 
 static void xio_signals(void)
@@ -74,19 +77,13 @@ static int xio_split_args(int argc, char **argv, struct xio_args *a)
 	return 0;
 }
 
-struct xio_outcome {
-	struct xio_counters total;
-	double elapsed_s;
-	char extra[XIO_EXTRA_LEN];
-};
-
-static int xio_run_xdp(const struct xio_config *cfg, struct xio_outcome *o)
+static int xio_run_xdp(const struct xio_config *cfg, struct xio_run_result *o)
 {
 #ifdef XIO_HAVE_XDP
 	XIO_LOG(INFO, "XDP driver on %s%s%s", cfg->iface,
 		cfg->egress ? (cfg->bidirectional ? " <-> " : " -> ") : "",
 		cfg->egress ? cfg->egress : "");
-	return xio_xdp_run(cfg, &xio_stop, &o->total, &o->elapsed_s, o->extra, sizeof(o->extra));
+	return xio_xdp_run(cfg, &xio_stop, o);
 #else
 	(void)o;
 	XIO_LOG(ERR, "this xio-pipeline was built without the XDP driver (drivers/xdp): "
@@ -98,11 +95,10 @@ static int xio_run_xdp(const struct xio_config *cfg, struct xio_outcome *o)
 #ifdef XIO_HAVE_DPDK
 /* DPDK, or the XDP fallback when allowed. */
 static int xio_run_dpdk(const struct xio_config *cfg, const struct xio_args *a,
-			struct xio_outcome *o)
+			struct xio_run_result *o)
 {
 	char why[256];
 	int rc = xio_dpdk_open(cfg, a->eal_argc, a->eal_argv, why, sizeof(why));
-	int n;
 
 	if (rc == XIO_DPDK_UNAVAILABLE) {
 		if (cfg->driver == XIO_DRIVER_AUTO && cfg->iface != NULL && !cfg->list_ports) {
@@ -122,15 +118,13 @@ static int xio_run_dpdk(const struct xio_config *cfg, const struct xio_args *a,
 		xio_dpdk_close();
 		return 0;
 	}
-	n = snprintf(o->extra, sizeof(o->extra), "  \"driver\": \"dpdk\",\n");
-	rc = xio_dpdk_run(cfg, &xio_stop, &o->total, &o->elapsed_s, o->extra + n,
-			  sizeof(o->extra) - (size_t)n);
+	rc = xio_dpdk_run(cfg, &xio_stop, o);
 	xio_dpdk_close();
 	return rc;
 }
 #else
 static int xio_run_dpdk(const struct xio_config *cfg, const struct xio_args *a,
-			struct xio_outcome *o)
+			struct xio_run_result *o)
 {
 	if (cfg->driver == XIO_DRIVER_DPDK || cfg->list_ports || cfg->iface == NULL) {
 		XIO_LOG(ERR, "this xio-pipeline was built without DPDK: use --driver xdp --iface IF "
@@ -144,31 +138,56 @@ static int xio_run_dpdk(const struct xio_config *cfg, const struct xio_args *a,
 }
 #endif
 
+/* The end of a run: the summary line, the stats JSON and where it is. */
+static int xio_report(const struct xio_config *cfg, struct xio_run_result *o)
+{
+	xio_stats_summary(stdout, &o->total, o->elapsed_s);
+	if (cfg->stats_json == NULL)
+		return XIO_EXIT_OK;
+	xio_json_end_object(&o->json);
+	if (xio_json_save(&o->json, cfg->stats_json) < 0) {
+		xio_cli_error("--stats-json: cannot write '%s': %s", cfg->stats_json, strerror(errno));
+		return XIO_EXIT_FAIL;
+	}
+	printf("xio: stats JSON in %s\n", cfg->stats_json);
+	return XIO_EXIT_OK;
+}
+
 /* Reads the options, runs the driver they name, reports; the exit status. */
 static int xio_main(const struct xio_args *a)
 {
-	static struct xio_outcome o;
+	static struct xio_run_result o;
+	struct xio_httpd *metrics = NULL;
 	struct xio_config cfg;
+	char why[256];
 	int rc;
 
+	xio_cli_init(a->app_argv[0]);
 	xio_config_default(&cfg);
 	rc = xio_config_parse(&cfg, a->app_argc, a->app_argv);
-	if (rc != 0)
-		return rc > 0 ? 0 : 1;
+	if (rc != XIO_CLI_RUN)
+		return xio_cli_exit_code(rc);
+	if (cfg.metrics_str != NULL &&
+	    !(metrics = xio_httpd_start(&cfg.metrics, cfg.metrics_len, xio_run_metrics, NULL, why,
+					sizeof(why)))) {
+		xio_cli_error("--metrics %s: %s", cfg.metrics_str, why);
+		return XIO_EXIT_FAIL;
+	}
 	xio_signals();
+	xio_run_result_init(&o);
 	if (cfg.driver == XIO_DRIVER_XDP)
 		rc = xio_run_xdp(&cfg, &o);
 	else
 		rc = xio_run_dpdk(&cfg, a, &o);
 	if (rc < 0)
-		return 1;
-	if (cfg.list_ports)
-		return 0;
-	xio_stats_summary(stdout, &o.total, o.elapsed_s);
-	if (cfg.stats_json != NULL &&
-	    xio_stats_save(cfg.stats_json, &o.total, o.elapsed_s, o.extra) < 0)
-		return 1;
-	return 0;
+		rc = XIO_EXIT_FAIL;
+	else if (cfg.list_ports)
+		rc = XIO_EXIT_OK;
+	else
+		rc = xio_report(&cfg, &o);
+	xio_httpd_stop(metrics);
+	xio_run_result_free(&o);
+	return rc;
 }
 
 int main(int argc, char **argv)

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xio_cli.h"
+#include "xio_main.h"
 #include "xio_crc.h"
 #include "xio_csum.h"
 #include "xio_pcap.h"
@@ -693,31 +693,31 @@ int main(int argc, char **argv)
 	bool bad = false;
 	int c, rc;
 
-	xio_cli_init(argv[0], 2);
+	xio_cli_init(argv[0]);
 	v.port = XIO_DEFAULT_UDP_PORT;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_CAPTURE: cap_path = optarg; break;
 		case O_TOKENS: tok_path = optarg; break;
-		case O_PORT: v.port = (uint16_t)xio_cli_num("port", optarg, 1, 65535); break;
+		case O_PORT: v.port = (uint16_t)xio_main_num("port", optarg, 1, 65535); break;
 		case O_OUT: out_path = optarg; break;
 		case O_STREAM:
-			v.stream_filter = (uint32_t)xio_cli_num("stream", optarg, 0, UINT32_MAX);
+			v.stream_filter = (uint32_t)xio_main_num("stream", optarg, 0, UINT32_MAX);
 			v.have_stream = true;
 			break;
-		case O_VERSION: xio_cli_version();
+		case O_VERSION: xio_main_version();
 		case O_HELP: usage(stdout); return 0;
-		case ':': xio_cli_usage_error("option '%s' needs a value", argv[optind - 1]);
-		default: xio_cli_usage_error("unknown or ambiguous option '%s'", argv[optind - 1]);
+		case ':': xio_main_usage("option '%s' needs a value", argv[optind - 1]);
+		default: xio_main_usage("unknown or ambiguous option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		xio_cli_usage_error("unexpected argument '%s'", argv[optind]);
+		xio_main_usage("unexpected argument '%s'", argv[optind]);
 	if (!cap_path)
-		xio_cli_usage_error("--capture CAP.pcap is required");
+		xio_main_usage("--capture CAP.pcap is required");
 	if (!tok_path)
-		xio_cli_usage_error("--tokens FILE is required");
+		xio_main_usage("--tokens FILE is required");
 
 	v.ntok = read_tokens(tok_path, &tok);
 	v.tok = tok;

@@ -41,12 +41,12 @@ $(LIBXIO_A): $(LIBXIO_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 # xio-fetch links libxio statically: the binary runs from anywhere.
-$(BUILD)/apps/xio-fetch.o: apps/xio-fetch.c client/xio.h apps/xio_cli.h
+$(BUILD)/apps/xio-fetch.o: apps/xio-fetch.c client/xio.h apps/xio_main.h $(COMMON_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Iclient -Iapps -c $< -o $@
 
-$(BUILD)/xio-fetch: $(BUILD)/apps/xio-fetch.o $(XIO_CLI_OBJ) $(LIBXIO_A)
-	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBXIO_LIBS) -lm
+$(BUILD)/xio-fetch: $(BUILD)/apps/xio-fetch.o $(XIO_MAIN_OBJ) $(COMMON_LIB) $(LIBXIO_A)
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBXIO_LIBS) $(COMMON_LIBS)
 
 ALL += $(LIBXIO_SO) $(LIBXIO_A) $(BUILD)/xio-fetch
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * xio.h: libxio, the host end of the XIO read protocol
- * (../shared/xio-read-v1.md, docs/client.md). It reads INT32 token files
+ * xio.h: libxio, the host end of the XIO read protocol (described, with
+ * this library, in docs/client.md, installed as
+ * PREFIX/share/doc/xio-pipeline/docs/client.md). It reads INT32 token files
  * from an XIO server as UINT16 tokens: through an xio pipeline that narrowed
  * them on the way, or narrowing them here with the stage core's SIMD
  * kernels when they arrive as INT32.

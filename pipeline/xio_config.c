@@ -5,16 +5,13 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
-#include <math.h>
 #include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "xio_cli.h"
 #include "xio_config.h"
 
 #define XIO_MAX_PORT_ID    1023   /* RTE_MAX_ETHPORTS in any sane DPDK build */
@@ -47,6 +44,7 @@ enum {
 	OPT_EGRESS,
 	OPT_XDP_MODE,
 	OPT_XDP_ATTACH,
+	OPT_METRICS,
 	OPT_VERSION,
 	OPT_HELP = 'h',
 };
@@ -74,6 +72,7 @@ static const struct option xio_long_opts[] = {
 	{ "egress", required_argument, NULL, OPT_EGRESS },
 	{ "xdp-mode", required_argument, NULL, OPT_XDP_MODE },
 	{ "xdp-attach", required_argument, NULL, OPT_XDP_ATTACH },
+	{ "metrics", required_argument, NULL, OPT_METRICS },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -135,6 +134,8 @@ void xio_config_usage(const char *prog)
 	       "  --duration S          stop after S seconds\n"
 	       "  --stats-interval S    print a stats line every S seconds\n"
 	       "  --stats-json FILE     write the counters as JSON at exit\n"
+	       "  --metrics ADDR:PORT   serve the counters to Prometheus at\n"
+	       "                        http://ADDR:PORT/metrics (127.0.0.1:9102, [::1]:9102)\n"
 	       "  -h, --help            this text\n"
 	       "  --version             print the version\n"
 	       "\n"
@@ -146,69 +147,25 @@ void xio_config_usage(const char *prog)
 	       XIO_DEFAULT_RING_SIZE, XIO_MIN_MBUF_SIZE, XIO_MAX_MBUF_SIZE, prog, prog);
 }
 
+/* "xio-pipeline: --opt: MESSAGE (try --help)"; returns XIO_CLI_USAGE. */
 static int xio_opt_error(const char *opt, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 static int xio_opt_error(const char *opt, const char *fmt, ...)
 {
+	char msg[512];
 	va_list ap;
 
-	fprintf(stderr, "xio-pipeline: --%s: ", opt);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputs(" (see --help)\n", stderr);
-	return -1;
+	return xio_cli_usage("--%s: %s", opt, msg);
 }
 
-/* Parses a decimal unsigned integer in [min, max]; the whole string. */
-static int xio_parse_uint(const char *opt, const char *s, unsigned long min, unsigned long max,
-			  unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (*s == '\0' || *s == '-' || *s == '+' || *s == ' ')
-		return xio_opt_error(opt, "'%s' is not a number", s);
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (*end != '\0')
-		return xio_opt_error(opt, "'%s' is not a number", s);
-	if (errno == ERANGE || v < min || v > max)
-		return xio_opt_error(opt, "%s is out of range %lu..%lu", s, min, max);
-	*out = v;
-	return 0;
-}
-
-/* Parses seconds: a finite decimal number in [min, XIO_MAX_SECONDS]. */
+/* A number of seconds in min..XIO_MAX_SECONDS. */
 static int xio_parse_seconds(const char *opt, const char *s, double min, double *out)
 {
-	char *end;
-	double v;
-
-	if (*s == '\0' || *s == ' ')
-		return xio_opt_error(opt, "'%s' is not a number of seconds", s);
-	errno = 0;
-	v = strtod(s, &end);
-	if (*end != '\0' || errno == ERANGE || !isfinite(v))
-		return xio_opt_error(opt, "'%s' is not a number of seconds", s);
-	if (v < min || v > XIO_MAX_SECONDS)
-		return xio_opt_error(opt, "%s is out of range %g..%.0f", s, min, XIO_MAX_SECONDS);
-	*out = v;
-	return 0;
-}
-
-/* Looks name up in a NULL-terminated table; the index or -1. */
-static int xio_parse_enum(const char *opt, const char *s, const char *const *names)
-{
-	for (int i = 0; names[i] != NULL; i++)
-		if (strcmp(s, names[i]) == 0)
-			return i;
-	fprintf(stderr, "xio-pipeline: --%s: unknown value '%s', expected", opt, s);
-	for (int i = 0; names[i] != NULL; i++)
-		fprintf(stderr, "%s%s", i ? "|" : " ", names[i]);
-	fputs("\n", stderr);
-	return -1;
+	return xio_cli_real(opt, s, min, XIO_MAX_SECONDS, out);
 }
 
 static int xio_parse_iface(const char *opt, const char *s)
@@ -220,15 +177,13 @@ static int xio_parse_iface(const char *opt, const char *s)
 	return 0;
 }
 
-/* --stage-lcores: comma-separated lcore ids; the count is checked against
- * --rxq once every option is read. */
-static int xio_parse_stage_lcores(const char *opt, const char *s, char *dst)
+/* --stage-lcores: comma-separated lcore ids, parsed once here; the count
+ * is checked against --rxq once every option is read. */
+static int xio_parse_stage_lcores(const char *opt, const char *s, struct xio_config *cfg)
 {
 	const char *p = s;
 
-	if (strlen(s) >= XIO_STAGE_LCORES_LEN)
-		return xio_opt_error(opt, "list is too long (%d characters at most)",
-				     XIO_STAGE_LCORES_LEN - 1);
+	cfg->n_stage_lcores = 0;
 	for (;;) {
 		char *end;
 		unsigned long v;
@@ -238,50 +193,15 @@ static int xio_parse_stage_lcores(const char *opt, const char *s, char *dst)
 		v = strtoul(p, &end, 10);
 		if (v >= 1024)
 			return xio_opt_error(opt, "lcore id %lu is out of range 0..1023", v);
+		if (cfg->n_stage_lcores == XIO_STAGE_LCORES_MAX)
+			return xio_opt_error(opt, "%u lcores at most", XIO_STAGE_LCORES_MAX);
+		cfg->stage_lcores[cfg->n_stage_lcores++] = (uint16_t)v;
 		if (*end == '\0')
 			break;
 		if (*end != ',')
 			return xio_opt_error(opt, "'%s' is not a comma-separated list of lcore ids", s);
 		p = end + 1;
 	}
-	strcpy(dst, s);
-	return 0;
-}
-
-static unsigned xio_count_list(const char *s)
-{
-	unsigned n = *s ? 1 : 0;
-
-	for (; *s; s++)
-		n += *s == ',';
-	return n;
-}
-
-/* The stats file is written at exit: make sure now that it can be. */
-static int xio_check_writable(const char *opt, const char *path)
-{
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	struct stat st;
-	size_t n;
-
-	if (*path == '\0')
-		return xio_opt_error(opt, "empty file name");
-	if (slash == NULL) {
-		strcpy(dir, ".");
-	} else {
-		n = (size_t)(slash - path);
-		if (n >= sizeof(dir))
-			return xio_opt_error(opt, "path too long");
-		memcpy(dir, path, n ? n : 1);
-		dir[n ? n : 1] = '\0';
-	}
-	if (access(dir, W_OK | X_OK) != 0)
-		return xio_opt_error(opt, "cannot write '%s': %s: %s", path, dir, strerror(errno));
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return xio_opt_error(opt, "cannot write '%s': %s", path, strerror(EISDIR));
-	if (access(path, F_OK) == 0 && access(path, W_OK) != 0)
-		return xio_opt_error(opt, "cannot write '%s': %s", path, strerror(errno));
 	return 0;
 }
 
@@ -313,10 +233,10 @@ static int xio_config_validate(const struct xio_config *cfg, const char *iface_o
 		return xio_opt_error(iface_opt, "needs --iface IF (XDP driver)");
 	if (cfg->list_ports && cfg->driver == XIO_DRIVER_XDP)
 		return xio_opt_error("list-ports", "lists DPDK ports: not with --driver xdp");
-	if (cfg->stage_lcores[0] != '\0') {
+	if (cfg->n_stage_lcores != 0) {
 		if (cfg->mode != XIO_MODE_PIPELINE)
 			return xio_opt_error("stage-lcores", "needs --mode pipeline");
-		n = xio_count_list(cfg->stage_lcores);
+		n = cfg->n_stage_lcores;
 		if (n != 3u * cfg->rxq && !(cfg->bidirectional && n == 6u * cfg->rxq))
 			return xio_opt_error("stage-lcores",
 					     "%u lcores given, %u needed (rx,work,tx for each of --rxq %u%s)",
@@ -334,41 +254,40 @@ static const char *const xio_xdp_attach_names[] = { "native", "generic", NULL };
 /* Applies one option; 0 or -1. */
 static int xio_config_apply(struct xio_config *cfg, int opt, const char *name, const char *arg)
 {
-	unsigned long v;
+	uint64_t v;
 	int e;
 
 	switch (opt) {
 	case OPT_UDP_PORT:
-		if (xio_parse_uint(name, arg, 1, 65535, &v) < 0)
-			return -1;
+		if (xio_cli_num(name, arg, 1, 65535, &v) < 0)
+			return XIO_CLI_USAGE;
 		cfg->stage.udp_port = (uint16_t)v;
 		return 0;
 	case OPT_OVERFLOW:
 		if (xio_overflow_parse(arg, &cfg->stage.overflow) < 0)
-			return xio_opt_error(name, "unknown value '%s', expected keep|saturate|drop",
-					     arg);
+			return xio_cli_usage("--%s '%s': expected keep|saturate|drop", name, arg);
 		return 0;
 	case OPT_DROP_INVALID:
 		cfg->stage.drop_invalid = true;
 		return 0;
 	case OPT_DRIVER:
-		if ((e = xio_parse_enum(name, arg, xio_driver_names)) < 0)
+		if ((e = xio_cli_enum(name, arg, xio_driver_names)) < 0)
 			return -1;
 		cfg->driver = (enum xio_driver)e;
 		return 0;
 	case OPT_MODE:
-		if ((e = xio_parse_enum(name, arg, xio_mode_names)) < 0)
+		if ((e = xio_cli_enum(name, arg, xio_mode_names)) < 0)
 			return -1;
 		cfg->mode = (enum xio_mode)e;
 		return 0;
 	case OPT_RX_PORT:
-		if (xio_parse_uint(name, arg, 0, XIO_MAX_PORT_ID, &v) < 0)
-			return -1;
+		if (xio_cli_num(name, arg, 0, XIO_MAX_PORT_ID, &v) < 0)
+			return XIO_CLI_USAGE;
 		cfg->rx_port = (uint16_t)v;
 		return 0;
 	case OPT_TX_PORT:
-		if (xio_parse_uint(name, arg, 0, XIO_MAX_PORT_ID, &v) < 0)
-			return -1;
+		if (xio_cli_num(name, arg, 0, XIO_MAX_PORT_ID, &v) < 0)
+			return XIO_CLI_USAGE;
 		cfg->tx_port = (uint16_t)v;
 		cfg->tx_port_set = true;
 		return 0;
@@ -376,32 +295,32 @@ static int xio_config_apply(struct xio_config *cfg, int opt, const char *name, c
 		cfg->bidirectional = true;
 		return 0;
 	case OPT_RXQ:
-		if (xio_parse_uint(name, arg, 1, XIO_MAX_QUEUES, &v) < 0)
-			return -1;
+		if (xio_cli_num(name, arg, 1, XIO_MAX_QUEUES, &v) < 0)
+			return XIO_CLI_USAGE;
 		cfg->rxq = (uint16_t)v;
 		return 0;
 	case OPT_BURST:
-		if (xio_parse_uint(name, arg, 1, XIO_MAX_BURST, &v) < 0)
-			return -1;
+		if (xio_cli_num(name, arg, 1, XIO_MAX_BURST, &v) < 0)
+			return XIO_CLI_USAGE;
 		cfg->burst = (uint16_t)v;
 		return 0;
 	case OPT_RING_SIZE:
-		if (xio_parse_uint(name, arg, XIO_MIN_RING_SIZE, XIO_MAX_RING_SIZE, &v) < 0)
-			return -1;
+		if (xio_cli_num(name, arg, XIO_MIN_RING_SIZE, XIO_MAX_RING_SIZE, &v) < 0)
+			return XIO_CLI_USAGE;
 		if (v & (v - 1))
-			return xio_opt_error(name, "%lu is not a power of two", v);
+			return xio_opt_error(name, "%llu is not a power of two", (unsigned long long)v);
 		cfg->ring_size = (uint32_t)v;
 		return 0;
 	case OPT_STAGE_LCORES:
-		return xio_parse_stage_lcores(name, arg, cfg->stage_lcores);
+		return xio_parse_stage_lcores(name, arg, cfg);
 	case OPT_MBUF_SIZE:
-		if (xio_parse_uint(name, arg, XIO_MIN_MBUF_SIZE, XIO_MAX_MBUF_SIZE, &v) < 0)
-			return -1;
+		if (xio_cli_num(name, arg, XIO_MIN_MBUF_SIZE, XIO_MAX_MBUF_SIZE, &v) < 0)
+			return XIO_CLI_USAGE;
 		cfg->mbuf_size = (uint32_t)v;
 		return 0;
 	case OPT_IDLE_EXIT:
-		if (xio_parse_uint(name, arg, 1, UINT32_MAX, &v) < 0)
-			return -1;
+		if (xio_cli_num(name, arg, 1, UINT32_MAX, &v) < 0)
+			return XIO_CLI_USAGE;
 		cfg->idle_exit_ms = (uint32_t)v;
 		return 0;
 	case OPT_DURATION:
@@ -413,8 +332,8 @@ static int xio_config_apply(struct xio_config *cfg, int opt, const char *name, c
 			return -1;
 		return 0;
 	case OPT_STATS_JSON:
-		if (xio_check_writable(name, arg) < 0)
-			return -1;
+		if (xio_cli_writable(name, arg) < 0)
+			return XIO_CLI_USAGE;
 		cfg->stats_json = arg;
 		return 0;
 	case OPT_LIST_PORTS:
@@ -431,12 +350,15 @@ static int xio_config_apply(struct xio_config *cfg, int opt, const char *name, c
 		cfg->egress = arg;
 		return 0;
 	case OPT_XDP_MODE:
-		if ((e = xio_parse_enum(name, arg, xio_xdp_mode_names)) < 0)
+		if ((e = xio_cli_enum(name, arg, xio_xdp_mode_names)) < 0)
 			return -1;
 		cfg->xdp_mode = (enum xio_xdp_mode)e;
 		return 0;
+	case OPT_METRICS:
+		cfg->metrics_str = arg;
+		return xio_cli_listen_addr(name, arg, &cfg->metrics, &cfg->metrics_len);
 	case OPT_XDP_ATTACH:
-		if ((e = xio_parse_enum(name, arg, xio_xdp_attach_names)) < 0)
+		if ((e = xio_cli_enum(name, arg, xio_xdp_attach_names)) < 0)
 			return -1;
 		cfg->xdp_attach = (enum xio_xdp_attach)e;
 		return 0;
@@ -462,32 +384,21 @@ int xio_config_parse(struct xio_config *cfg, int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, ":h", xio_long_opts, NULL)) != -1) {
 		if (opt == OPT_HELP) {
 			xio_config_usage(argv[0]);
-			return 1;
+			return XIO_CLI_DONE;
 		}
-		if (opt == OPT_VERSION) {
-			printf("xio-pipeline %s\n", XIO_VERSION_STRING);
-			return 1;
-		}
-		if (opt == ':') {
-			fprintf(stderr, "xio-pipeline: %s: needs a value (see --help)\n",
-				argv[optind - 1]);
-			return -1;
-		}
-		if (opt == '?') {
-			fprintf(stderr, "xio-pipeline: unknown option '%s' (see --help)\n",
-				argv[optind - 1]);
-			return -1;
-		}
+		if (opt == OPT_VERSION)
+			return xio_cli_version();
+		if (opt == ':')
+			return xio_cli_usage("option '%s' needs a value", argv[optind - 1]);
+		if (opt == '?')
+			return xio_cli_usage("unknown option '%s'", argv[optind - 1]);
 		if (xio_config_apply(cfg, opt, xio_opt_name(opt), optarg) < 0)
-			return -1;
+			return XIO_CLI_USAGE;
 		if (opt == OPT_EGRESS || opt == OPT_XDP_MODE || opt == OPT_XDP_ATTACH)
 			iface_opt = xio_opt_name(opt);
 	}
-	if (optind < argc) {
-		fprintf(stderr, "xio-pipeline: unexpected argument '%s' (see --help)\n",
-			argv[optind]);
-		return -1;
-	}
+	if (optind < argc)
+		return xio_cli_usage("unexpected argument '%s'", argv[optind]);
 	if (!cfg->tx_port_set)
 		cfg->tx_port = cfg->rx_port;
 	return xio_config_validate(cfg, iface_opt);

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "xio_stage.h"
 
@@ -21,7 +22,7 @@ enum xio_xdp_attach { XIO_XDP_ATTACH_NATIVE = 0, XIO_XDP_ATTACH_GENERIC };
 #define XIO_DEFAULT_RING_SIZE 1024
 #define XIO_MAX_QUEUES        16
 #define XIO_MAX_DIRS          2   /* a_to_b, and b_to_a with --bidirectional */
-#define XIO_STAGE_LCORES_LEN  64
+#define XIO_STAGE_LCORES_MAX  (6 * XIO_MAX_QUEUES) /* rx,work,tx per queue, both ways */
 
 struct xio_config {
 	struct xio_stage_cfg stage; /* --udp-port --overflow --drop-invalid */
@@ -35,13 +36,17 @@ struct xio_config {
 	uint16_t rxq;               /* --rxq N */
 	uint16_t burst;             /* --burst N, 1..512 */
 	uint32_t ring_size;         /* --ring-size N, power of two */
-	char stage_lcores[XIO_STAGE_LCORES_LEN]; /* --stage-lcores rx,work,tx */
+	uint16_t stage_lcores[XIO_STAGE_LCORES_MAX]; /* --stage-lcores rx,work,tx,... */
+	unsigned n_stage_lcores;    /* 0: round-robin over the workers */
 
 	uint32_t idle_exit_ms;      /* --idle-exit MS (0: off) */
 	double duration_s;          /* --duration S (0: off) */
 	double stats_interval_s;    /* --stats-interval S (0: off) */
 	const char *stats_json;     /* --stats-json FILE */
 	bool list_ports;            /* --list-ports */
+	const char *metrics_str;    /* --metrics ADDR:PORT (NULL: none) */
+	struct sockaddr_storage metrics;
+	socklen_t metrics_len;
 
 	const char *iface;          /* --iface IF (XDP ingress) */
 	const char *egress;         /* --egress IF (default: iface) */
@@ -54,8 +59,9 @@ struct xio_config {
 void xio_config_default(struct xio_config *cfg);
 
 /* Parses the application options argv[0..argc) (argv[0] is the program
- * name). Returns 0; 1 when --help or --version was printed (exit 0); -1
- * after printing one line naming the bad option to stderr (exit non-zero). */
+ * name). Returns XIO_CLI_RUN; XIO_CLI_DONE when --help or --version was
+ * printed; XIO_CLI_USAGE after printing one line naming the bad option
+ * (common/xio_cli.h: the exit code). */
 int xio_config_parse(struct xio_config *cfg, int argc, char **argv);
 
 void xio_config_usage(const char *prog);

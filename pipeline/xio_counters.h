@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * xio_counters.h: the pipeline's frame accounting, the counters of
  * ../shared/vectors/NAME/expected.json. Each worker owns one instance in its own
- * cache lines and adds to it without atomics; readers sum the instances.
- * Plain C: the DPDK and XDP drivers and the tests all use it.
+ * cache lines and adds to it alone (relaxed stores, XIO_ADD); readers sum
+ * the instances with relaxed loads. Every counter is described once, in
+ * XIO_COUNTERS: the structure, the stats JSON, the DPDK telemetry replies
+ * and the Prometheus text come from that list. Plain C: the DPDK and XDP
+ * drivers and the tests all use it.
  */
 #ifndef XIO_COUNTERS_H
 #define XIO_COUNTERS_H
@@ -10,40 +13,61 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "xio_buf.h"
+#include "xio_json.h"
+#include "xio_metrics.h"
 #include "xio_stage.h"
 
+/* The counters, one line each, in the order of expected.json. C(name,
+ * stats line name or NULL, help): one value; A(name, count, label,
+ * Prometheus label, JSON key of the breakdown, flags, help): an array
+ * (xio_metrics.h). */
+#define XIO_COUNTERS(C, A)                                                                       \
+	C(rx_packets, "rx", "Frames received")                                                    \
+	C(tx_packets, "tx", "Frames transmitted")                                                 \
+	C(dropped_packets, "dropped", "Frames dropped")                                           \
+	C(narrowed_packets, NULL, "Frames whose tokens were narrowed to UINT16 (saturated too)")  \
+	C(tokens_narrowed, NULL, "Tokens narrowed from INT32 to UINT16")                          \
+	C(tokens_saturated, NULL, "Tokens clamped under --overflow saturate")                     \
+	C(bytes_in, NULL, "Bytes of the frames received, whole frames")                           \
+	C(bytes_out, NULL, "Bytes of the frames transmitted, whole frames")                       \
+	A(reasons, XIO_R_COUNT, xio_reason_label, "reason", NULL, 0, "Frames by XIO reason")      \
+	A(drops, XIO_R_COUNT, xio_reason_label, "reason", NULL, XIO_METRIC_NO_JSON,               \
+	  "Dropped frames by XIO reason")
+
+#define XIO_COUNTER_FIELD(name, line, help) uint64_t name;
+#define XIO_COUNTER_ARRAY(name, count, label, key, by, flags, help) uint64_t name[count];
 struct xio_counters {
-	uint64_t rx_packets;
-	uint64_t tx_packets;
-	uint64_t dropped_packets;
-	uint64_t narrowed_packets; /* every frame rewritten, saturated ones too */
-	uint64_t tokens_narrowed;  /* tokens in those frames */
-	uint64_t tokens_saturated; /* tokens clamped under the saturate policy */
-	uint64_t bytes_in;         /* whole frames as received */
-	uint64_t bytes_out;        /* whole frames as transmitted */
-	uint64_t reasons[XIO_R_COUNT];
-	uint64_t drops[XIO_R_COUNT]; /* dropped frames per reason */
+	XIO_COUNTERS(XIO_COUNTER_FIELD, XIO_COUNTER_ARRAY)
 } __attribute__((aligned(64)));
+#undef XIO_COUNTER_FIELD
+#undef XIO_COUNTER_ARRAY
+
+/* The reason's name as a label (xio_reason_name). */
+const char *xio_reason_label(unsigned r);
+
+/* The table of XIO_COUNTERS; *n gets its length. */
+const struct xio_metric *xio_counters_table(unsigned *n);
 
 /* Counts one received frame of in_len bytes with its stage result; the
  * frame is counted as transmitted or dropped from res->action. */
 static inline void xio_counters_account(struct xio_counters *c, uint32_t in_len,
 					const struct xio_result *res)
 {
-	c->rx_packets++;
-	c->bytes_in += in_len;
-	c->reasons[res->reason]++;
+	XIO_ADD(c->rx_packets, 1);
+	XIO_ADD(c->bytes_in, in_len);
+	XIO_ADD(c->reasons[res->reason], 1);
 	if (res->action == XIO_ACT_DROP) {
-		c->dropped_packets++;
-		c->drops[res->reason]++;
+		XIO_ADD(c->dropped_packets, 1);
+		XIO_ADD(c->drops[res->reason], 1);
 		return;
 	}
-	c->tx_packets++;
-	c->bytes_out += res->out_len;
+	XIO_ADD(c->tx_packets, 1);
+	XIO_ADD(c->bytes_out, res->out_len);
 	if (res->action == XIO_ACT_REWRITTEN) {
-		c->narrowed_packets++;
-		c->tokens_narrowed += res->tokens;
-		c->tokens_saturated += res->saturated;
+		XIO_ADD(c->narrowed_packets, 1);
+		XIO_ADD(c->tokens_narrowed, res->tokens);
+		XIO_ADD(c->tokens_saturated, res->saturated);
 	}
 }
 
@@ -51,23 +75,18 @@ static inline void xio_counters_account(struct xio_counters *c, uint32_t in_len,
  * --tx-port/--egress), 1 b_to_a. */
 const char *xio_direction_name(unsigned dir);
 
-/* The counters as JSON members, "\"rx_packets\": N, ..., \"reasons\": {...}",
- * no braces, on one line: the members of a per-direction object. Returns
- * what snprintf would. */
-size_t xio_counters_json_members(char *p, size_t len, const struct xio_counters *c);
-
-/* dst += src, field by field. */
+/* dst += src, counter by counter (src read with relaxed loads). */
 void xio_counters_add(struct xio_counters *dst, const struct xio_counters *src);
 
-/* Writes the counters as the JSON object of expected.json (keys sorted,
- * every reason present), with elapsed_s, plus extra members already
- * formatted as JSON ("\"key\": value" lines, may be NULL). */
-void xio_counters_write_json(FILE *out, const struct xio_counters *c, double elapsed_s,
-			     const char *extra);
+/* The counters as members of the open JSON object: every scalar, and
+ * "reasons" with every reason. */
+void xio_counters_json(struct xio_json *j, const struct xio_counters *c);
 
-/* Writes the JSON to path atomically (temp file + rename). Returns 0 or -1
- * with errno set. */
-int xio_counters_save_json(const char *path, const struct xio_counters *c, double elapsed_s,
-			   const char *extra);
+/* " rx N tx N dropped N": the totals of the stats line, appended to b. */
+void xio_counters_line(struct xio_buf *b, const struct xio_counters *c);
+
+/* The counters in the Prometheus text format (xio_pipeline_*), one sample
+ * per set (xio_metrics.h). */
+void xio_counters_prom(struct xio_buf *b, const struct xio_metric_set *sets, unsigned n);
 
 #endif /* XIO_COUNTERS_H */

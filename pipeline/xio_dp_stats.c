@@ -10,13 +10,8 @@
 #include <rte_ring.h>
 
 #include "xio_dp_stats.h"
+#include "xio_run.h"
 #include "xio_wire.h"
-
-#define XIO_LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
-
-/* Appends to p[0..len) at *n, like snprintf, keeping *n the would-be length. */
-#define XIO_PUT(p, len, n, ...) \
-	((n) += (size_t)snprintf((p) + (n), (n) < (len) ? (len) - (n) : 0, __VA_ARGS__))
 
 static const char *const xio_kind_names[] = { "rtc", "rx", "work", "tx" };
 
@@ -91,6 +86,15 @@ uint64_t xio_task_dropped(const struct xio_task *t, const struct xio_task_stats 
 	return n;
 }
 
+uint64_t xio_dp_long_chains(const struct xio_dp *dp)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; dp != NULL && i < dp->nq; i++)
+		n += XIO_LOAD(dp->q[i]->mctx.long_chains);
+	return n;
+}
+
 double xio_task_cycles_per_packet(const struct xio_task_stats *s)
 {
 	return s->packets ? (double)s->busy_cycles / (double)s->packets : 0.0;
@@ -119,144 +123,130 @@ void xio_lcore_sum(const struct xio_dp *dp, unsigned lcore, struct xio_lcore_sum
 		s->run_cycles = (end != 0 ? end : rte_rdtsc()) - start;
 }
 
-static size_t xio_ring_json(char *p, size_t len, const char *key, const struct rte_ring *r,
-			    uint32_t hwm)
+static void xio_ring_json(struct xio_json *j, const char *key, const struct rte_ring *r,
+			  uint32_t hwm)
 {
-	size_t n = 0;
-
-	if (r != NULL)
-		XIO_PUT(p, len, n, ", \"%s\": {\"capacity\": %u, \"high_water\": %u}", key,
-			rte_ring_get_capacity(r), hwm);
-	return n;
+	if (r == NULL)
+		return;
+	xio_json_begin_object(j, key);
+	xio_json_u64(j, "capacity", rte_ring_get_capacity(r));
+	xio_json_u64(j, "high_water", hwm);
+	xio_json_end_object(j);
 }
 
-static size_t xio_task_json(const struct xio_task *t, char *p, size_t len)
+static void xio_task_json(struct xio_json *j, const struct xio_task *t)
 {
 	struct xio_task_stats s;
 	char name[32];
-	size_t n = 0;
 
 	xio_task_snapshot(t, &s);
 	xio_task_name(t, name, sizeof(name));
-	XIO_PUT(p, len, n, "{\"name\": \"%s\", ", name);
+	xio_json_begin_object(j, NULL);
+	xio_json_str(j, "name", name);
 	if (t->q->dp->ndirs > 1)
-		XIO_PUT(p, len, n, "\"direction\": \"%s\", ", xio_direction_name(t->q->dir));
-	XIO_PUT(p, len, n, "\"queue\": %u, \"stage\": \"%s\", \"lcore\": %u, "
-		"\"packets\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"bursts\": %" PRIu64 ", "
-		"\"empty_polls\": %" PRIu64 ", \"busy_cycles\": %" PRIu64 ", "
-		"\"cycles_per_packet\": %.2f, \"abandoned\": %" PRIu64, t->q->qid,
-		xio_task_kind_name(t->kind), t->lcore, s.packets, s.bytes, s.bursts,
-		s.empty_polls, s.busy_cycles, xio_task_cycles_per_packet(&s), s.abandoned);
-	XIO_PUT(p, len, n, ",\n      \"burst_histogram\": {");
+		xio_json_str(j, "direction", xio_direction_name(t->q->dir));
+	xio_json_u64(j, "queue", t->q->qid);
+	xio_json_str(j, "stage", xio_task_kind_name(t->kind));
+	xio_json_u64(j, "lcore", t->lcore);
+	xio_json_u64(j, "packets", s.packets);
+	xio_json_u64(j, "bytes", s.bytes);
+	xio_json_u64(j, "bursts", s.bursts);
+	xio_json_u64(j, "empty_polls", s.empty_polls);
+	xio_json_u64(j, "busy_cycles", s.busy_cycles);
+	xio_json_double(j, "cycles_per_packet", xio_task_cycles_per_packet(&s), 2);
+	xio_json_u64(j, "abandoned", s.abandoned);
+	xio_json_begin_object(j, "burst_histogram");
 	for (unsigned b = 0; b < XIO_BURST_BUCKETS; b++)
-		XIO_PUT(p, len, n, "%s\"%s\": %" PRIu64, b ? ", " : "", xio_bucket_names[b],
-			s.burst_hist[b]);
-	XIO_PUT(p, len, n, "}");
-	n += xio_ring_json(p + n, n < len ? len - n : 0, "ring_in", t->in, s.ring_in_hwm);
-	n += xio_ring_json(p + n, n < len ? len - n : 0, "ring_out", t->out, s.ring_out_hwm);
-	XIO_PUT(p, len, n, ",\n      \"drops\": {");
+		xio_json_u64(j, xio_bucket_names[b], s.burst_hist[b]);
+	xio_json_end_object(j);
+	xio_ring_json(j, "ring_in", t->in, s.ring_in_hwm);
+	xio_ring_json(j, "ring_out", t->out, s.ring_out_hwm);
+	xio_json_begin_object(j, "drops");
 	for (unsigned r = 0; r < XIO_R_COUNT; r++)
-		XIO_PUT(p, len, n, "\"%s\": %" PRIu64 ", ", xio_reason_name((enum xio_reason)r),
-			xio_task_drops(t, r));
-	XIO_PUT(p, len, n, "\"abandoned\": %" PRIu64 "}}", s.abandoned);
-	return n;
+		xio_json_u64(j, xio_reason_name((enum xio_reason)r), xio_task_drops(t, r));
+	xio_json_u64(j, "abandoned", s.abandoned);
+	xio_json_end_object(j);
+	xio_json_end_object(j);
 }
 
-size_t xio_dp_stages_json(const struct xio_dp *dp, char *p, size_t len)
+void xio_dp_stages_json(const struct xio_dp *dp, struct xio_json *j)
 {
-	size_t n = 0;
-	bool first = true;
-
-	XIO_PUT(p, len, n, ",\n  \"stages\": [");
+	xio_json_begin_array(j, "stages");
 	for (unsigned i = 0; dp != NULL && i < dp->nq; i++)
-		for (unsigned j = 0; j < dp->q[i]->ntasks; j++) {
-			XIO_PUT(p, len, n, "%s\n    ", first ? "" : ",");
-			n += xio_task_json(&dp->q[i]->tasks[j], p + n, n < len ? len - n : 0);
-			first = false;
-		}
-	XIO_PUT(p, len, n, "\n  ]");
-	return n;
+		for (unsigned k = 0; k < dp->q[i]->ntasks; k++)
+			xio_task_json(j, &dp->q[i]->tasks[k]);
+	xio_json_end_array(j);
 }
 
-size_t xio_dp_lcores_json(const struct xio_dp *dp, char *p, size_t len)
+void xio_dp_lcores_json(const struct xio_dp *dp, struct xio_json *j)
 {
 	struct xio_lcore_sum s;
 	char name[32];
-	size_t n = 0;
-	bool first = true;
 
-	XIO_PUT(p, len, n, ",\n  \"lcores\": [");
+	xio_json_begin_array(j, "lcores");
 	for (unsigned lcore = 0; dp != NULL && lcore < RTE_MAX_LCORE; lcore++) {
 		const struct xio_lcore *l = &dp->lcores[lcore];
 
 		if (l->ntasks == 0)
 			continue;
 		xio_lcore_sum(dp, lcore, &s);
-		XIO_PUT(p, len, n, "%s\n    {\"lcore\": %u, \"stages\": [", first ? "" : ",", lcore);
+		xio_json_begin_object(j, NULL);
+		xio_json_u64(j, "lcore", lcore);
+		xio_json_begin_array(j, "stages");
 		for (unsigned i = 0; i < l->ntasks; i++) {
 			xio_task_name(l->tasks[i], name, sizeof(name));
-			XIO_PUT(p, len, n, "%s\"%s\"", i ? ", " : "", name);
+			xio_json_str(j, NULL, name);
 		}
-		XIO_PUT(p, len, n, "], \"packets\": %" PRIu64 ", \"busy_cycles\": %" PRIu64
-			", \"run_cycles\": %" PRIu64 ", \"busy_fraction\": %.4f}", s.packets,
-			s.busy_cycles, s.run_cycles,
-			s.run_cycles ? (double)s.busy_cycles / (double)s.run_cycles : 0.0);
-		first = false;
+		xio_json_end_array(j);
+		xio_json_u64(j, "packets", s.packets);
+		xio_json_u64(j, "busy_cycles", s.busy_cycles);
+		xio_json_u64(j, "run_cycles", s.run_cycles);
+		xio_json_double(j, "busy_fraction",
+				s.run_cycles ? (double)s.busy_cycles / (double)s.run_cycles : 0.0, 4);
+		xio_json_end_object(j);
 	}
-	XIO_PUT(p, len, n, "\n  ]");
-	return n;
+	xio_json_end_array(j);
 }
 
-size_t xio_dp_hardware_json(const struct xio_dp *dp, char *p, size_t len)
+void xio_dp_hardware_json(const struct xio_dp *dp, struct xio_json *j)
 {
 	struct xio_lcore_sum s;
-	size_t n = 0;
-	bool first = true;
 
+	xio_json_begin_object(j, "hardware");
 	if (dp == NULL || __atomic_load_n(&dp->hw_failed, __ATOMIC_ACQUIRE)) {
-		XIO_PUT(p, len, n, ",\n  \"hardware\": {\"available\": false, \"reason\": \"%s\"}",
-			dp != NULL ? dp->hw_why : "the run did not start");
-		return n;
+		xio_json_bool(j, "available", false);
+		xio_json_str(j, "reason", dp != NULL ? dp->hw_why : "the run did not start");
+		xio_json_end_object(j);
+		return;
 	}
-	XIO_PUT(p, len, n, ",\n  \"hardware\": {\"available\": true, \"lcores\": [");
+	xio_json_bool(j, "available", true);
+	xio_json_begin_array(j, "lcores");
 	for (unsigned lcore = 0; lcore < RTE_MAX_LCORE; lcore++) {
 		const struct xio_lcore *l = &dp->lcores[lcore];
 
 		if (l->ntasks == 0 || !l->hw.available)
 			continue;
 		xio_lcore_sum(dp, lcore, &s);
-		XIO_PUT(p, len, n, "%s\n    {\"lcore\": %u, \"packets\": %" PRIu64 ", ",
-			first ? "" : ",", lcore, s.packets);
-		n += (size_t)xio_hw_format_json(p + n, n < len ? len - n : 0, &l->hw, s.packets);
-		XIO_PUT(p, len, n, "}");
-		first = false;
+		xio_json_begin_object(j, NULL);
+		xio_json_u64(j, "lcore", lcore);
+		xio_json_u64(j, "packets", s.packets);
+		xio_hw_json(j, &l->hw, s.packets);
+		xio_json_end_object(j);
 	}
-	XIO_PUT(p, len, n, "\n  ]}");
-	return n;
+	xio_json_end_array(j);
+	xio_json_end_object(j);
 }
 
-size_t xio_dp_directions_json(const struct xio_dp *dp, char *p, size_t len)
+void xio_dp_directions(const struct xio_dp *dp, struct xio_direction *d)
 {
-	struct xio_counters c;
-	size_t n = 0;
+	for (unsigned dir = 0; dir < dp->ndirs; dir++) {
+		const struct xio_queue *q = dp->q[dir * (dp->nq / dp->ndirs)];
 
-	if (dp == NULL || dp->ndirs < 2)
-		return 0;
-	XIO_PUT(p, len, n, ",\n  \"directions\": {");
-	for (unsigned d = 0; d < dp->ndirs; d++) {
-		const struct xio_queue *q = NULL;
-
-		for (unsigned i = 0; i < dp->nq && q == NULL; i++)
-			if (dp->q[i]->dir == d)
-				q = dp->q[i];
-		xio_dp_dir_counters(dp, d, &c);
-		XIO_PUT(p, len, n, "%s\n    \"%s\": {\"rx_port\": %u, \"tx_port\": %u, ",
-			d ? "," : "", xio_direction_name(d), q ? q->rx_port : 0, q ? q->tx_port : 0);
-		n += xio_counters_json_members(p + n, n < len ? len - n : 0, &c);
-		XIO_PUT(p, len, n, "}");
+		memset(&d[dir], 0, sizeof(d[dir]));
+		xio_dp_dir_counters(dp, dir, &d[dir].c);
+		d[dir].rx_port = q->rx_port;
+		d[dir].tx_port = q->tx_port;
 	}
-	XIO_PUT(p, len, n, "\n  }");
-	return n;
 }
 
 void xio_dp_sample(const struct xio_dp *dp, struct xio_dp_sample *s)
@@ -271,22 +261,21 @@ void xio_dp_sample(const struct xio_dp *dp, struct xio_dp_sample *s)
 }
 
 void xio_dp_cycles_line(const struct xio_dp *dp, const struct xio_dp_sample *now,
-			const struct xio_dp_sample *prev, char *p, size_t len)
+			const struct xio_dp_sample *prev, struct xio_buf *b)
 {
 	char name[32];
-	size_t n = 0;
 	unsigned k = 0;
 
-	XIO_PUT(p, len, n, " | cycles/pkt");
+	xio_buf_puts(b, " | cycles/pkt");
 	for (unsigned i = 0; i < dp->nq; i++)
 		for (unsigned j = 0; j < dp->q[i]->ntasks; j++, k++) {
 			uint64_t pk = now->packets[k] - prev->packets[k];
 
 			xio_task_name(&dp->q[i]->tasks[j], name, sizeof(name));
 			if (pk == 0)
-				XIO_PUT(p, len, n, " %s -", name);
+				xio_buf_printf(b, " %s -", name);
 			else
-				XIO_PUT(p, len, n, " %s %" PRIu64, name,
-					(now->busy_cycles[k] - prev->busy_cycles[k]) / pk);
+				xio_buf_printf(b, " %s %" PRIu64, name,
+					       (now->busy_cycles[k] - prev->busy_cycles[k]) / pk);
 		}
 }

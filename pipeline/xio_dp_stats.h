@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "xio_buf.h"
+#include "xio_json.h"
 #include "xio_worker.h"
 
 /* "rtc", "rx", "work" or "tx". */
@@ -39,6 +41,9 @@ uint64_t xio_task_drops(const struct xio_task *t, unsigned r);
 /* All the task dropped: every reason plus abandoned. */
 uint64_t xio_task_dropped(const struct xio_task *t, const struct xio_task_stats *s);
 
+/* Frames that took the scratch path (chains too long), all queues. */
+uint64_t xio_dp_long_chains(const struct xio_dp *dp);
+
 /* busy_cycles / packets, 0 without packets. */
 double xio_task_cycles_per_packet(const struct xio_task_stats *s);
 
@@ -51,16 +56,14 @@ struct xio_lcore_sum {
 };
 void xio_lcore_sum(const struct xio_dp *dp, unsigned lcore, struct xio_lcore_sum *s);
 
-/* The stats JSON members, each starting with ",\n  \"key\": ". Return what
- * snprintf would. */
-size_t xio_dp_stages_json(const struct xio_dp *dp, char *p, size_t len);
-size_t xio_dp_lcores_json(const struct xio_dp *dp, char *p, size_t len);
-size_t xio_dp_hardware_json(const struct xio_dp *dp, char *p, size_t len);
+/* The stats JSON's "stages", "lcores" and "hardware" members. */
+void xio_dp_stages_json(const struct xio_dp *dp, struct xio_json *j);
+void xio_dp_lcores_json(const struct xio_dp *dp, struct xio_json *j);
+void xio_dp_hardware_json(const struct xio_dp *dp, struct xio_json *j);
 
-/* With --bidirectional: ",\n  \"directions\": {\"a_to_b\": {\"rx_port\": A,
- * \"tx_port\": B, <the frame counters>}, \"b_to_a\": {...}}"; nothing
- * otherwise. */
-size_t xio_dp_directions_json(const struct xio_dp *dp, char *p, size_t len);
+/* Each direction's counters and ports (dp->ndirs of them). */
+struct xio_direction;
+void xio_dp_directions(const struct xio_dp *dp, struct xio_direction *d);
 
 /* Busy cycles and packets of every task, in queue and stage order, for the
  * stats line's interval figures. */
@@ -71,8 +74,8 @@ struct xio_dp_sample {
 void xio_dp_sample(const struct xio_dp *dp, struct xio_dp_sample *s);
 
 /* " | cycles/pkt q0_rx 41 q0_work 312 q0_tx 58" over the interval from prev
- * to now ("-" for a task that took nothing in). */
+ * to now ("-" for a task that took nothing in), appended to b. */
 void xio_dp_cycles_line(const struct xio_dp *dp, const struct xio_dp_sample *now,
-			const struct xio_dp_sample *prev, char *p, size_t len);
+			const struct xio_dp_sample *prev, struct xio_buf *b);
 
 #endif /* XIO_DP_STATS_H */

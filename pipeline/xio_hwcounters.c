@@ -22,11 +22,6 @@ static const struct {
 	[XIO_HW_BRANCH_MISSES] = { "branch_misses", PERF_COUNT_HW_BRANCH_MISSES },
 };
 
-const char *xio_hw_event_name(enum xio_hw_event e)
-{
-	return (unsigned)e < XIO_HW_COUNT ? events[e].name : "unknown";
-}
-
 static int open_event(uint64_t config)
 {
 	struct perf_event_attr attr;
@@ -105,18 +100,17 @@ static double xio_hw_ratio(uint64_t a, uint64_t b)
 	return b ? (double)a / (double)b : 0.0;
 }
 
-int xio_hw_format_json(char *p, size_t len, const struct xio_hwcounters *hw, uint64_t packets)
+void xio_hw_json(struct xio_json *j, const struct xio_hwcounters *hw, uint64_t packets)
 {
-	size_t n = 0;
+	char key[64];
 	unsigned e;
 
 	for (e = 0; e < XIO_HW_COUNT; e++)
-		n += (size_t)snprintf(p + n, n < len ? len - n : 0, "\"%s\": %llu, ", events[e].name,
-				      (unsigned long long)hw->value[e]);
-	n += (size_t)snprintf(p + n, n < len ? len - n : 0, "\"ipc\": %.3f",
-			      xio_hw_ratio(hw->value[XIO_HW_INSTRUCTIONS], hw->value[XIO_HW_CYCLES]));
-	for (e = 0; e < XIO_HW_COUNT; e++)
-		n += (size_t)snprintf(p + n, n < len ? len - n : 0, ", \"%s_per_packet\": %.2f",
-				      events[e].name, xio_hw_ratio(hw->value[e], packets));
-	return (int)n;
+		xio_json_u64(j, events[e].name, hw->value[e]);
+	xio_json_double(j, "ipc",
+			xio_hw_ratio(hw->value[XIO_HW_INSTRUCTIONS], hw->value[XIO_HW_CYCLES]), 3);
+	for (e = 0; e < XIO_HW_COUNT; e++) {
+		snprintf(key, sizeof(key), "%s_per_packet", events[e].name);
+		xio_json_double(j, key, xio_hw_ratio(hw->value[e], packets), 2);
+	}
 }

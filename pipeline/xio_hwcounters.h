@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "xio_json.h"
+
 enum xio_hw_event {
 	XIO_HW_CYCLES = 0,
 	XIO_HW_INSTRUCTIONS,
@@ -38,12 +40,9 @@ void xio_hw_stop(struct xio_hwcounters *hw);
 /* Closes the descriptors; available and value[] stay for the report. */
 void xio_hw_close(struct xio_hwcounters *hw);
 
-const char *xio_hw_event_name(enum xio_hw_event e);
-
-/* Formats the counts of an available set as JSON members: every event's
- * total, "ipc", and "<event>_per_packet" over packets, e.g. "cycles": 10,
- * ..., "ipc": 1.500, "cycles_per_packet": 2.50 (no braces). Returns what
- * snprintf would. */
-int xio_hw_format_json(char *p, size_t len, const struct xio_hwcounters *hw, uint64_t packets);
+/* The counts of an available set as members of the open JSON object:
+ * every event's total, "ipc", and "<event>_per_packet" over packets, e.g.
+ * "cycles": 10, ..., "ipc": 1.500, "cycles_per_packet": 2.50. */
+void xio_hw_json(struct xio_json *j, const struct xio_hwcounters *hw, uint64_t packets);
 
 #endif /* XIO_HWCOUNTERS_H */

@@ -78,7 +78,7 @@ static void xio_mbuf_process_long(struct xio_mbuf_ctx *ctx, struct rte_mbuf *m,
 
 	if (p != ctx->scratch)
 		rte_memcpy(ctx->scratch, p, len);
-	ctx->long_chains++;
+	XIO_ADD(ctx->long_chains, 1);
 	xio_process(ctx->stage, &seg, 1, hints, res);
 	if (res->action == XIO_ACT_REWRITTEN) {
 		xio_mbuf_write(m, ctx->scratch, res->out_len);

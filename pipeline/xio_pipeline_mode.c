@@ -45,13 +45,13 @@ static unsigned xio_task_dequeue_burst(struct xio_task *t)
 
 	n = rte_ring_sc_dequeue_burst(t->in, (void **)h->pkts, t->q->burst, &avail);
 	if (n == 0) {
-		t->stats.empty_polls++;
+		XIO_ADD(t->stats.empty_polls, 1);
 		if (xio_task_input_over(t))
 			xio_task_finish(t);
 		return 0;
 	}
 	if (n + avail > t->stats.ring_in_hwm)
-		t->stats.ring_in_hwm = n + avail;
+		XIO_STORE(t->stats.ring_in_hwm, n + avail);
 	xio_task_count_in(t, h->pkts, n);
 	h->head = 0;
 	h->n = (uint16_t)n;
@@ -86,12 +86,12 @@ static bool xio_tx_poll(struct xio_task *t)
  * round-robin over the worker lcores. */
 static int xio_pipeline_lcores(const struct xio_dp *dp, unsigned *ids, unsigned n)
 {
+	const struct xio_config *cfg = dp->cfg;
 	unsigned workers[RTE_MAX_LCORE], nw = 0, lcore;
-	const char *p = dp->cfg->stage_lcores;
 
-	if (*p != '\0') {
+	if (cfg->n_stage_lcores != 0) {
 		for (unsigned i = 0; i < n; i++) {
-			ids[i] = (unsigned)strtoul(p, (char **)&p, 10);
+			ids[i] = cfg->stage_lcores[i % cfg->n_stage_lcores];
 			if (ids[i] >= RTE_MAX_LCORE || !rte_lcore_is_enabled(ids[i]) ||
 			    ids[i] == rte_get_main_lcore()) {
 				XIO_LOG(ERR, "--stage-lcores: lcore %u is not a worker lcore of the "
@@ -99,7 +99,6 @@ static int xio_pipeline_lcores(const struct xio_dp *dp, unsigned *ids, unsigned 
 					ids[i], rte_get_main_lcore());
 				return -1;
 			}
-			p = *p == ',' ? p + 1 : dp->cfg->stage_lcores;
 		}
 		return 0;
 	}

@@ -4,9 +4,9 @@
  * after the pipeline (imissed, ierrors, rx_nombuf, oerrors). Frames lost
  * there never reach the pipeline's own counters. imissed also holds what
  * the driver knows a PMD loses uncounted (xio_dp's port_missed). Read on
- * the main lcore or the telemetry thread, never on the data path. The stats
- * JSON's "ports", the stats line's port figures and /xio/ports come from
- * here.
+ * the main lcore, the telemetry or the --metrics thread, never on the data
+ * path. The stats JSON's "ports", the stats line's port figures, /xio/ports
+ * and the per-port /metrics come from here, from one table.
  */
 #ifndef XIO_PORT_STATS_H
 #define XIO_PORT_STATS_H
@@ -16,6 +16,8 @@
 
 #include <rte_ethdev.h>
 
+#include "xio_buf.h"
+#include "xio_json.h"
 #include "xio_worker.h"
 
 #define XIO_RUN_MAX_PORTS 2
@@ -28,13 +30,20 @@ unsigned xio_dp_ports(const struct xio_dp *dp, uint16_t ids[XIO_RUN_MAX_PORTS]);
  * (and a NOTICE) when the PMD gives none. */
 void xio_port_stats_read(const struct xio_dp *dp, uint16_t id, struct rte_eth_stats *s);
 
-/* ",\n  \"ports\": {\"ID\": {\"name\": ..., \"ipackets\": N, \"opackets\": N,
- * \"imissed\": N, \"ierrors\": N, \"rx_nombuf\": N, \"oerrors\": N}, ...}"
- * (an empty object without a run). Returns what snprintf would. */
-size_t xio_port_stats_json(const struct xio_dp *dp, char *p, size_t len);
+/* The stats JSON's "ports": {"ID": {"name": ..., "ipackets": N,
+ * "opackets": N, "imissed": N, "ierrors": N, "rx_nombuf": N, "oerrors": N},
+ * ...} (an empty object without a run). */
+void xio_port_stats_json(const struct xio_dp *dp, struct xio_json *j);
+
+/* The same members of one port into a telemetry dict (/xio/ports). */
+struct rte_tel_data;
+void xio_port_stats_tel(const struct xio_dp *dp, uint16_t id, struct rte_tel_data *d);
 
 /* " | port ID imissed N ierrors N rx_nombuf N oerrors N" per port, for the
- * stats line (totals since the start). */
-void xio_port_stats_line(const struct xio_dp *dp, char *p, size_t len);
+ * stats line (totals since the start), appended to b. */
+void xio_port_stats_line(const struct xio_dp *dp, struct xio_buf *b);
+
+/* xio_pipeline_port_* families, labelled port="ID",name="NAME". */
+void xio_port_stats_prom(const struct xio_dp *dp, struct xio_buf *b);
 
 #endif /* XIO_PORT_STATS_H */

@@ -14,6 +14,7 @@
 #include "xio_dp_stats.h"
 #include "xio_log.h"
 #include "xio_port_stats.h"
+#include "xio_run.h"
 #include "xio_telemetry.h"
 #include "xio_wire.h"
 
@@ -27,27 +28,31 @@ void xio_telemetry_attach(const struct xio_dp *dp)
 	pthread_mutex_unlock(&xio_tel_lock);
 }
 
-static uint64_t xio_tel_long_chains(const struct xio_dp *dp)
-{
-	uint64_t n = 0;
-
-	for (unsigned i = 0; i < dp->nq; i++)
-		n += __atomic_load_n(&dp->q[i]->mctx.long_chains, __ATOMIC_RELAXED);
-	return n;
-}
-
-/* The frame counters, and the payload bytes the narrowing saved. */
+/* The frame counters of the table (xio_counters.h), and the payload bytes
+ * the narrowing saved. */
 static void xio_tel_counters(const struct xio_counters *c, struct rte_tel_data *d)
 {
-	rte_tel_data_add_dict_u64(d, "rx_packets", c->rx_packets);
-	rte_tel_data_add_dict_u64(d, "tx_packets", c->tx_packets);
-	rte_tel_data_add_dict_u64(d, "dropped_packets", c->dropped_packets);
-	rte_tel_data_add_dict_u64(d, "narrowed_packets", c->narrowed_packets);
-	rte_tel_data_add_dict_u64(d, "tokens_narrowed", c->tokens_narrowed);
-	rte_tel_data_add_dict_u64(d, "tokens_saturated", c->tokens_saturated);
-	rte_tel_data_add_dict_u64(d, "bytes_in", c->bytes_in);
-	rte_tel_data_add_dict_u64(d, "bytes_out", c->bytes_out);
+	unsigned n;
+	const struct xio_metric *t = xio_counters_table(&n);
+
+	for (unsigned k = 0; k < n; k++)
+		if (t[k].n == 0)
+			rte_tel_data_add_dict_u64(d, t[k].name, xio_metric_get(&t[k], c, 0));
 	rte_tel_data_add_dict_u64(d, "payload_bytes_saved", 2 * c->tokens_narrowed);
+}
+
+/* The elements of the table's array named name (reasons, drops). */
+static void xio_tel_array(const struct xio_counters *c, const char *name, struct rte_tel_data *d)
+{
+	unsigned n;
+	const struct xio_metric *t = xio_counters_table(&n);
+
+	for (unsigned k = 0; k < n; k++)
+		if (t[k].n != 0 && strcmp(t[k].name, name) == 0)
+			for (unsigned i = 0; i < t[k].n; i++)
+				if (t[k].label(i))
+					rte_tel_data_add_dict_u64(d, t[k].label(i),
+								  xio_metric_get(&t[k], c, i));
 }
 
 static int xio_tel_stats(const struct xio_dp *dp, const char *params, struct rte_tel_data *d)
@@ -67,7 +72,7 @@ static int xio_tel_stats(const struct xio_dp *dp, const char *params, struct rte
 	rte_tel_data_add_dict_u64(d, "elapsed_ms", (rte_rdtsc() - dp->start_tsc) * 1000 / hz);
 	rte_tel_data_add_dict_u64(d, "tsc_hz", hz);
 	xio_tel_counters(&c, d);
-	rte_tel_data_add_dict_u64(d, "long_chains", xio_tel_long_chains(dp));
+	rte_tel_data_add_dict_u64(d, "long_chains", xio_dp_long_chains(dp));
 	return 0;
 }
 
@@ -81,9 +86,7 @@ static int xio_tel_reasons(const struct xio_dp *dp, const char *params, struct r
 		return -1;
 	xio_dp_counters(dp, &c);
 	rte_tel_data_start_dict(d);
-	for (unsigned r = 0; r < XIO_R_COUNT; r++)
-		rte_tel_data_add_dict_u64(d, xio_reason_name((enum xio_reason)r),
-					  dropped ? c.drops[r] : c.reasons[r]);
+	xio_tel_array(&c, dropped ? "drops" : "reasons", d);
 	return 0;
 }
 
@@ -92,28 +95,27 @@ static int xio_tel_reasons(const struct xio_dp *dp, const char *params, struct r
 static int xio_tel_directions(const struct xio_dp *dp, const char *params,
 			      struct rte_tel_data *d)
 {
+	struct xio_direction k[XIO_MAX_DIRS];
+
 	(void)params;
 	if (dp->ndirs < 2)
 		return -1;
+	xio_dp_directions(dp, k);
 	rte_tel_data_start_dict(d);
 	for (unsigned dir = 0; dir < dp->ndirs; dir++) {
 		struct rte_tel_data *c = rte_tel_data_alloc(), *r = rte_tel_data_alloc();
-		const struct xio_queue *q = dp->q[dir * (dp->nq / dp->ndirs)];
-		struct xio_counters k;
 
 		if (c == NULL || r == NULL) {
 			rte_tel_data_free(c);
 			rte_tel_data_free(r);
 			return -1;
 		}
-		xio_dp_dir_counters(dp, dir, &k);
 		rte_tel_data_start_dict(c);
-		rte_tel_data_add_dict_u64(c, "rx_port", q->rx_port);
-		rte_tel_data_add_dict_u64(c, "tx_port", q->tx_port);
-		xio_tel_counters(&k, c);
+		rte_tel_data_add_dict_u64(c, "rx_port", k[dir].rx_port);
+		rte_tel_data_add_dict_u64(c, "tx_port", k[dir].tx_port);
+		xio_tel_counters(&k[dir].c, c);
 		rte_tel_data_start_dict(r);
-		for (unsigned i = 0; i < XIO_R_COUNT; i++)
-			rte_tel_data_add_dict_u64(r, xio_reason_name((enum xio_reason)i), k.reasons[i]);
+		xio_tel_array(&k[dir].c, "reasons", r);
 		if (rte_tel_data_add_dict_container(c, "reasons", r, 0) != 0)
 			rte_tel_data_free(r);
 		if (rte_tel_data_add_dict_container(d, xio_direction_name(dir), c, 0) != 0) {
@@ -266,8 +268,7 @@ static int xio_tel_ports(const struct xio_dp *dp, const char *params, struct rte
 {
 	uint16_t ids[XIO_RUN_MAX_PORTS];
 	unsigned np = xio_dp_ports(dp, ids);
-	char name[RTE_ETH_NAME_MAX_LEN], key[8];
-	struct rte_eth_stats s;
+	char key[8];
 
 	(void)params;
 	rte_tel_data_start_dict(d);
@@ -276,17 +277,8 @@ static int xio_tel_ports(const struct xio_dp *dp, const char *params, struct rte
 
 		if (c == NULL)
 			return -1;
-		xio_port_stats_read(dp, ids[i], &s);
-		if (rte_eth_dev_get_name_by_port(ids[i], name) != 0)
-			name[0] = '\0';
 		rte_tel_data_start_dict(c);
-		rte_tel_data_add_dict_string(c, "name", name);
-		rte_tel_data_add_dict_u64(c, "ipackets", s.ipackets);
-		rte_tel_data_add_dict_u64(c, "opackets", s.opackets);
-		rte_tel_data_add_dict_u64(c, "imissed", s.imissed);
-		rte_tel_data_add_dict_u64(c, "ierrors", s.ierrors);
-		rte_tel_data_add_dict_u64(c, "rx_nombuf", s.rx_nombuf);
-		rte_tel_data_add_dict_u64(c, "oerrors", s.oerrors);
+		xio_port_stats_tel(dp, ids[i], c);
 		snprintf(key, sizeof(key), "%u", ids[i]);
 		if (rte_tel_data_add_dict_container(d, key, c, 0) != 0) {
 			rte_tel_data_free(c);

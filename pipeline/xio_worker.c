@@ -48,7 +48,7 @@ int xio_lcore_main(void *arg)
 
 	xio_lcore_hw_open(l);
 	prev = rte_rdtsc();
-	__atomic_store_n(&l->start_tsc, prev, __ATOMIC_RELAXED);
+	XIO_STORE(l->start_tsc, prev);
 	while (left != 0) {
 		left = 0;
 		for (unsigned i = 0; i < l->ntasks; i++) {
@@ -60,12 +60,12 @@ int xio_lcore_main(void *arg)
 			busy = t->poll(t);
 			now = rte_rdtsc();
 			if (busy)
-				t->stats.busy_cycles += now - prev;
+				XIO_ADD(t->stats.busy_cycles, now - prev);
 			prev = now;
 			left += !t->done;
 		}
 	}
-	__atomic_store_n(&l->end_tsc, prev, __ATOMIC_RELAXED);
+	XIO_STORE(l->end_tsc, prev);
 	xio_hw_stop(&l->hw);
 	xio_hw_close(&l->hw);
 	return 0;
@@ -77,8 +77,8 @@ static unsigned xio_task_abandon_held(struct xio_task *t)
 	unsigned n = h->n;
 
 	for (uint16_t i = 0; i < h->n; i++)
-		t->stats.abandoned_bytes += h->pkts[h->head + i]->pkt_len;
-	t->stats.abandoned += h->n;
+		XIO_ADD(t->stats.abandoned_bytes, h->pkts[h->head + i]->pkt_len);
+	XIO_ADD(t->stats.abandoned, h->n);
 	rte_pktmbuf_free_bulk(&h->pkts[h->head], h->n);
 	h->head = 0;
 	h->n = 0;
@@ -91,7 +91,7 @@ unsigned xio_task_tx_held(struct xio_task *t)
 	struct xio_queue *q = t->q;
 	uint16_t k;
 
-	if (unlikely(__atomic_load_n(&q->dp->abandon, __ATOMIC_RELAXED)))
+	if (unlikely(XIO_LOAD(q->dp->abandon)))
 		return xio_task_abandon_held(t);
 	k = rte_eth_tx_burst(q->tx_port, q->qid, &h->pkts[h->head], h->n);
 	h->head += k;
@@ -109,7 +109,7 @@ unsigned xio_task_enqueue_held(struct xio_task *t)
 	k = rte_ring_sp_enqueue_burst(t->out, (void **)&h->pkts[h->head], h->n, &free_space);
 	used = rte_ring_get_capacity(t->out) - free_space;
 	if (used > t->stats.ring_out_hwm)
-		t->stats.ring_out_hwm = used;
+		XIO_STORE(t->stats.ring_out_hwm, used);
 	h->head += k;
 	h->n -= k;
 	if (h->n == 0)
@@ -161,8 +161,8 @@ uint64_t xio_dp_idle_tsc(const struct xio_dp *dp, uint64_t start)
 	uint64_t idle = UINT64_MAX;
 
 	for (unsigned i = 0; i < dp->nq; i++) {
-		uint64_t rx = __atomic_load_n(&dp->q[i]->last_rx_tsc, __ATOMIC_RELAXED);
-		uint64_t empty = __atomic_load_n(&dp->q[i]->last_empty_tsc, __ATOMIC_RELAXED);
+		uint64_t rx = XIO_LOAD(dp->q[i]->last_rx_tsc);
+		uint64_t empty = XIO_LOAD(dp->q[i]->last_empty_tsc);
 
 		rx = RTE_MAX(rx, start);
 		idle = RTE_MIN(idle, empty > rx ? empty - rx : 0);
@@ -175,7 +175,7 @@ uint64_t xio_dp_last_rx(const struct xio_dp *dp)
 	uint64_t last = 0;
 
 	for (unsigned i = 0; i < dp->nq; i++) {
-		uint64_t t = __atomic_load_n(&dp->q[i]->last_rx_tsc, __ATOMIC_RELAXED);
+		uint64_t t = XIO_LOAD(dp->q[i]->last_rx_tsc);
 
 		if (t > last)
 			last = t;

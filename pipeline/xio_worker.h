@@ -80,7 +80,9 @@ struct xio_task {
 	enum xio_task_kind kind;
 	unsigned lcore;
 	bool done;                       /* nothing left to do: read with acquire */
-	struct xio_task_stats stats;
+	/* Written every burst: on cache lines of their own, away from done
+	 * and the read-mostly fields the other lcores poll. */
+	struct xio_task_stats stats __rte_cache_aligned;
 	struct xio_held held;
 } __rte_cache_aligned;
 
@@ -138,7 +140,7 @@ struct xio_dp {
 
 static inline bool xio_dp_quitting(const struct xio_dp *dp)
 {
-	return __atomic_load_n(&dp->quit, __ATOMIC_RELAXED) != 0;
+	return XIO_LOAD(dp->quit) != 0;
 }
 
 static inline bool xio_task_is_done(const struct xio_task *t)
@@ -155,7 +157,7 @@ static inline void xio_task_finish(struct xio_task *t)
  * downstream is full (frames may be waiting: not idle). */
 static inline void xio_queue_mark_rx(struct xio_queue *q)
 {
-	__atomic_store_n(&q->last_rx_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
+	XIO_STORE(q->last_rx_tsc, rte_rdtsc());
 }
 
 /* Counts a burst of n (>= 1) frames taken in. */
@@ -166,10 +168,10 @@ static inline void xio_task_count_in(struct xio_task *t, struct rte_mbuf *const 
 
 	for (unsigned i = 0; i < n; i++)
 		bytes += pkts[i]->pkt_len;
-	s->packets += n;
-	s->bytes += bytes;
-	s->bursts++;
-	s->burst_hist[xio_burst_bucket(n)]++;
+	XIO_ADD(s->packets, n);
+	XIO_ADD(s->bytes, bytes);
+	XIO_ADD(s->bursts, 1);
+	XIO_ADD(s->burst_hist[xio_burst_bucket(n)], 1);
 }
 
 /* Receives a burst into t->held, which must be empty, and counts it.
@@ -187,8 +189,8 @@ static inline uint16_t xio_task_rx_burst(struct xio_task *t)
 	}
 	n = rte_eth_rx_burst(q->rx_port, q->qid, h->pkts, q->burst);
 	if (n == 0) {
-		t->stats.empty_polls++;
-		__atomic_store_n(&q->last_empty_tsc, rte_rdtsc(), __ATOMIC_RELAXED);
+		XIO_ADD(t->stats.empty_polls, 1);
+		XIO_STORE(q->last_empty_tsc, rte_rdtsc());
 		return 0;
 	}
 	xio_queue_mark_rx(q);

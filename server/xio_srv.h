@@ -14,15 +14,17 @@
 
 struct xio_srv;
 
-/* Opens the sockets and allocates the workers; on failure prints one line
- * and exits 1. Blocks SIGINT and SIGTERM (the main thread takes them). */
+/* Opens the sockets, allocates the workers and starts the --metrics
+ * endpoint; on failure prints one line and returns NULL. Blocks SIGINT and
+ * SIGTERM (the main thread takes them). */
 struct xio_srv *xio_srv_open(struct xio_srv_config *cfg);
 
 /* One line on out: what is served, where, to whom, how. */
 void xio_srv_announce(const struct xio_srv *s, FILE *out);
 
-/* Runs the workers until a signal, --duration or --idle-exit. */
-void xio_srv_serve(struct xio_srv *s);
+/* Runs the workers until a signal, --duration or --idle-exit. 0, or -1
+ * after one line when a worker cannot start. */
+int xio_srv_serve(struct xio_srv *s);
 
 /* The summary line, the stats JSON; frees everything. Returns the exit
  * status: 0, or 1 when the JSON could not be written. */

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "xio_time.h"
+
 #define XIO_SRV_PACE_DEPTH (128u << 10) /* burst credit, bytes */
 
 struct xio_srv_pace {
@@ -22,10 +24,7 @@ struct xio_srv_pace {
 /* CLOCK_MONOTONIC in ns: the bucket's clock, and the server's. */
 static inline uint64_t xio_srv_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return xio_now_ns();
 }
 
 /* gbit: Gbit/s of UDP payload, 0 for no pacing. */

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/udp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,18 +30,24 @@ static void set_buf(int fd, int force, int plain)
 		setopt(fd, SOL_SOCKET, plain, SOCK_BUF_BYTES);
 }
 
-/* The options of the family: the local address of each request, and no
- * IP fragmentation (an answer datagram above the interface's MTU is a send
- * error, not fragments the pipeline would not narrow). */
+/* The options of the family: the local address of each request, no IP
+ * fragmentation (an answer datagram above the interface's MTU is a send
+ * error, not fragments the pipeline would not narrow), and IP_RECVERR: without
+ * it the kernel reports a datagram that the device or its queue dropped
+ * (ENOBUFS) as sent, counting it only in /proc/net/snmp's Udp SndbufErrors;
+ * with it the send fails and the worker retries or counts it. (ICMP errors
+ * then come back on the socket's error queue: xio_srv_sock_recv drains it.) */
 static int set_family_opts(int fd, int family)
 {
 	if (family == AF_INET6 &&
 	    (setopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, 0) < 0 ||
 	     setopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, 1) < 0 ||
+	     setopt(fd, IPPROTO_IPV6, IPV6_RECVERR, 1) < 0 ||
 	     setopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, IPV6_PMTUDISC_PROBE) < 0))
 		return -1;
 	/* On "::" these apply to the IPv4 clients. */
 	if (setopt(fd, IPPROTO_IP, IP_PKTINFO, 1) < 0 ||
+	    setopt(fd, IPPROTO_IP, IP_RECVERR, 1) < 0 ||
 	    setopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_PROBE) < 0)
 		return -1;
 	return 0;
@@ -99,7 +106,33 @@ void xio_srv_sock_close(struct xio_srv_sock *s)
 	errno = err;
 }
 
-int xio_srv_sock_recv(struct xio_srv_sock *s)
+/* An error that an ICMP message left on the socket (IP_RECVERR): the next
+ * receive or send fails with it once, whatever its own destination. */
+static bool icmp_errno(int err)
+{
+	return err == ECONNREFUSED || err == EHOSTUNREACH || err == ENETUNREACH ||
+	       err == EHOSTDOWN || err == ENONET || err == EPROTO;
+}
+
+/* Empties the socket's error queue (the ICMP errors of IP_RECVERR, each one
+ * held in the receive buffer until read). Returns how many it held. */
+static unsigned drain_errors(struct xio_srv_sock *s)
+{
+	uint8_t buf[64], ctl[256];
+	unsigned n = 0;
+
+	for (;;) {
+		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+				    .msg_controllen = sizeof(ctl) };
+
+		if (recvmsg(s->fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+			return n;
+		n++;
+	}
+}
+
+int xio_srv_sock_recv(struct xio_srv_sock *s, struct xio_srv_counters *c)
 {
 	int n;
 
@@ -112,6 +145,10 @@ int xio_srv_sock_recv(struct xio_srv_sock *s)
 	n = recvmmsg(s->fd, s->rx, XIO_SRV_RX_BATCH, MSG_WAITFORONE, NULL);
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 		return 0;
+	if (n < 0 && icmp_errno(errno)) {
+		XIO_SRV_ADD(c->icmp_errors, drain_errors(s));
+		return 0;
+	}
 	return n;
 }
 
@@ -213,15 +250,68 @@ static void report(struct xio_srv_sock *s, const struct msghdr *m, int err, cons
 		what);
 }
 
+static const char *const send_advice[XIO_SRV_SEND_REASONS] = {
+	[XIO_SRV_SEND_NOBUFS] = "the device or its queue kept dropping after retries (a full "
+				"txqueue or veth ring: raise txqueuelen, or pace with --rate)",
+	[XIO_SRV_SEND_TOO_BIG] = "is --mtu above the interface's MTU?",
+	[XIO_SRV_SEND_UNREACHABLE] = "no route to the client, or it is gone",
+	[XIO_SRV_SEND_OTHER] = "unexpected",
+};
+
+/* What a refused send is: a reason of send_errors_by_reason. */
+static enum xio_srv_send_reason send_reason(int err)
+{
+	if (err == ENOBUFS || err == EAGAIN || err == EWOULDBLOCK || err == ENOMEM)
+		return XIO_SRV_SEND_NOBUFS;
+	if (err == EMSGSIZE)
+		return XIO_SRV_SEND_TOO_BIG;
+	if (icmp_errno(err) || err == ENETDOWN)
+		return XIO_SRV_SEND_UNREACHABLE;
+	return XIO_SRV_SEND_OTHER;
+}
+
+/* Waits before try `tries` (1, 2, ...) of a send the kernel refused for want
+ * of buffers: until the socket is writable (EAGAIN), else a backoff of
+ * XIO_SRV_SEND_BACKOFF_NS doubling per try, for the device's queue or ring to
+ * drain. */
+static void backoff(struct xio_srv_sock *s, int err, unsigned tries)
+{
+	uint64_t ns = (uint64_t)XIO_SRV_SEND_BACKOFF_NS << (tries - 1);
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)ns };
+
+	if (err == EAGAIN || err == EWOULDBLOCK) {
+		struct pollfd p = { .fd = s->fd, .events = POLLOUT };
+
+		poll(&p, 1, (int)(ns / 1000000u) + 1);
+		return;
+	}
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+		;
+}
+
 /* Sends messages [lo, hi). Returns hi, or the message at which the kernel
- * refused GSO (s->gso is then cleared: the caller resends from there). */
+ * refused GSO (s->gso is then cleared: the caller resends from there). A
+ * message the kernel refuses for want of buffers (ENOBUFS: the device or its
+ * queue dropped it; EAGAIN) is tried again after a backoff, up to
+ * XIO_SRV_SEND_TRIES times, each retry counted in send_retries; an ICMP error
+ * pending on the socket (a previous datagram's, IP_RECVERR) is drained and
+ * the message tried again once; what still fails is counted in send_errors
+ * and send_errors_by_reason, its datagrams each. */
 static unsigned flush(struct xio_srv_sock *s, unsigned lo, unsigned hi,
 		      struct xio_srv_counters *c)
 {
+	unsigned tries = 0;
+	bool drained = false;
+
 	while (lo < hi) {
 		int r = sendmmsg(s->fd, s->tx + lo, hi - lo, 0);
 		int err = errno;
+		enum xio_srv_send_reason why;
 
+		if (r > 0) {
+			tries = 0;
+			drained = false;
+		}
 		for (int k = 0; k < r; k++, lo++) {
 			XIO_SRV_ADD(c->datagrams, s->tx_dgrams[lo]);
 			XIO_SRV_ADD(c->bytes, s->tx[lo].msg_len);
@@ -235,13 +325,30 @@ static unsigned flush(struct xio_srv_sock *s, unsigned lo, unsigned hi,
 			s->gso = false;
 			return lo;
 		}
+		why = send_reason(err);
+		if (icmp_errno(err) && !drained) {
+			/* most likely another client's ICMP error, reported here */
+			XIO_SRV_ADD(c->icmp_errors, drain_errors(s));
+			drained = true; /* one more try, no backoff */
+			continue;
+		}
+		if (why == XIO_SRV_SEND_NOBUFS && ++tries < XIO_SRV_SEND_TRIES) {
+			XIO_SRV_ADD(c->send_retries, 1);
+			backoff(s, err, tries);
+			continue;
+		}
+		tries = 0;
+		drained = false;
 		XIO_SRV_ADD(c->send_errors, s->tx_dgrams[lo]);
-		if (!s->warned)
-			report(s, &s->tx[lo].msg_hdr, err,
-			       err == EMSGSIZE ? "is --mtu above the interface's MTU? counted in "
-			       "send_errors (further errors only counted)"
-			       : "counted in send_errors (further errors only counted)");
-		s->warned = true;
+		XIO_SRV_ADD(c->send_errors_by_reason[why], s->tx_dgrams[lo]);
+		if (!(s->warned & (1u << why))) {
+			char what[256];
+
+			snprintf(what, sizeof(what), "%s (counted in send_errors; further ones only "
+				 "counted)", send_advice[why]);
+			report(s, &s->tx[lo].msg_hdr, err, what);
+		}
+		s->warned |= 1u << why;
 		lo++;
 	}
 	return hi;

@@ -6,7 +6,10 @@
  * sending answers: single datagrams with sendmmsg, READ trains as UDP GSO
  * sends (UDP_SEGMENT) of up to 64 datagrams each, several per sendmmsg, or
  * one datagram per message where the kernel refuses GSO. Sends are paced
- * by the shared token bucket and counted; nothing is allocated per datagram.
+ * by the shared token bucket and counted; a send the kernel refuses for want
+ * of buffers is retried after a backoff, and what fails for good is counted
+ * with its reason (IP_RECVERR, so that no refusal passes as sent); nothing
+ * is allocated per datagram.
  */
 #ifndef XIO_SRV_SOCK_H
 #define XIO_SRV_SOCK_H
@@ -25,6 +28,8 @@
 #define XIO_SRV_GSO_SEGS   64      /* UDP_MAX_SEGMENTS of older kernels */
 #define XIO_SRV_GSO_BYTES  65507   /* most UDP payload bytes of one send */
 #define XIO_SRV_CTL_BYTES  128     /* control room of one message */
+#define XIO_SRV_SEND_TRIES 8       /* tries of a send refused for want of buffers */
+#define XIO_SRV_SEND_BACKOFF_NS 20000u /* wait before the first retry; doubles */
 
 /* Where an answer goes: the request's source, from the address the request
  * was sent to (when the socket told it). */
@@ -44,7 +49,7 @@ struct xio_srv_sock {
 	int family;
 	bool gso; /* UDP GSO in use; cleared for good when the kernel refuses it */
 	unsigned id; /* worker number, for messages */
-	bool warned; /* a send error was reported */
+	unsigned warned; /* bit per xio_srv_send_reason: reported on stderr */
 	/* receive batch */
 	struct mmsghdr rx[XIO_SRV_RX_BATCH];
 	struct iovec rx_iov[XIO_SRV_RX_BATCH];
@@ -66,8 +71,10 @@ int xio_srv_sock_open(struct xio_srv_sock *s, unsigned id, const struct sockaddr
 void xio_srv_sock_close(struct xio_srv_sock *s);
 
 /* Receives up to XIO_SRV_RX_BATCH datagrams, waiting at most the socket's
- * receive timeout for the first. Returns how many (0 on timeout). */
-int xio_srv_sock_recv(struct xio_srv_sock *s);
+ * receive timeout for the first. Returns how many (0 on timeout, or when an
+ * ICMP error was pending: the error queue is drained and counted in
+ * c->icmp_errors), or -1 with errno. */
+int xio_srv_sock_recv(struct xio_srv_sock *s, struct xio_srv_counters *c);
 
 /* Datagram i of the last receive: its bytes, length and where its answer
  * goes. */

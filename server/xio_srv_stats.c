@@ -1,23 +1,47 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * xio_srv_stats.c: summing, printing and saving xio-server's counters
- * (xio_srv_stats.h).
+ * (xio_srv_stats.h), all from the table of XIO_SRV_COUNTERS.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "xio_srv_stats.h"
 
 static const char *const req_names[XIO_SRV_REQ_COUNT] = { "read_request", "stat_request" };
 static const char *const ans_names[XIO_SRV_ANS_COUNT] = { "read_reply", "data_reply",
 							  "stat_reply", "error_reply" };
+static const char *const send_names[XIO_SRV_SEND_REASONS] = { "nobufs", "too_big",
+							       "unreachable", "other" };
 
-static uint64_t ld(const uint64_t *v)
+const char *xio_srv_req_name(unsigned i)
 {
-	return __atomic_load_n(v, __ATOMIC_RELAXED);
+	return i < XIO_SRV_REQ_COUNT ? req_names[i] : NULL;
 }
+
+const char *xio_srv_ans_name(unsigned i)
+{
+	return i < XIO_SRV_ANS_COUNT ? ans_names[i] : NULL;
+}
+
+const char *xio_srv_send_reason_name(unsigned i)
+{
+	return i < XIO_SRV_SEND_REASONS ? send_names[i] : NULL;
+}
+
+const char *xio_srv_err_label(unsigned code)
+{
+	return code > 0 && code < XIO_SRV_ERR_COUNT ? xio_err_name(code) : NULL;
+}
+
+#define XIO_SRV_C(nm, ln, hlp) \
+	{ .name = #nm, .help = hlp, .off = offsetof(struct xio_srv_counters, nm), .line = ln },
+#define XIO_SRV_A(nm, count, lbl, key, by, ln, hlp)                                             \
+	{ .name = #nm, .help = hlp, .off = offsetof(struct xio_srv_counters, nm), .n = count,     \
+	  .label = lbl, .label_key = key, .by_key = by, .line = ln },
+static const struct xio_metric xio_srv_metrics[] = { XIO_SRV_COUNTERS(XIO_SRV_C, XIO_SRV_A) };
+#define XIO_SRV_NMETRICS (sizeof(xio_srv_metrics) / sizeof(xio_srv_metrics[0]))
 
 static uint64_t total(const uint64_t *v, unsigned n)
 {
@@ -30,24 +54,11 @@ static uint64_t total(const uint64_t *v, unsigned n)
 
 void xio_srv_counters_add(struct xio_srv_counters *sum, const struct xio_srv_counters *x)
 {
-	sum->received += ld(&x->received);
-	sum->refused += ld(&x->refused);
-	sum->ignored += ld(&x->ignored);
-	for (unsigned i = 0; i < XIO_SRV_REQ_COUNT; i++)
-		sum->requests[i] += ld(&x->requests[i]);
-	for (unsigned i = 0; i < XIO_SRV_ANS_COUNT; i++)
-		sum->answers[i] += ld(&x->answers[i]);
-	for (unsigned i = 0; i < XIO_SRV_ERR_COUNT; i++)
-		sum->errors[i] += ld(&x->errors[i]);
-	sum->datagrams += ld(&x->datagrams);
-	sum->bytes += ld(&x->bytes);
-	sum->file_bytes += ld(&x->file_bytes);
-	sum->send_errors += ld(&x->send_errors);
-	sum->cache_hits += ld(&x->cache_hits);
-	sum->cache_opens += ld(&x->cache_opens);
-	sum->cookies_issued += ld(&x->cookies_issued);
-	if (ld(&x->last_rx_ns) > sum->last_rx_ns)
-		sum->last_rx_ns = ld(&x->last_rx_ns);
+	uint64_t last = XIO_LOAD(x->last_rx_ns);
+
+	xio_metrics_add(xio_srv_metrics, XIO_SRV_NMETRICS, sum, x);
+	if (last > sum->last_rx_ns)
+		sum->last_rx_ns = last;
 }
 
 static double per_s(uint64_t n, double dt)
@@ -59,67 +70,53 @@ void xio_srv_stats_line(FILE *out, double t, const struct xio_srv_counters *now,
 			const struct xio_srv_counters *prev, double dt)
 {
 	uint64_t req = total(now->requests, XIO_SRV_REQ_COUNT);
+	struct xio_buf totals = XIO_BUF_INIT;
 
+	xio_metrics_line(&totals, xio_srv_metrics, XIO_SRV_NMETRICS, now);
 	fprintf(out,
-		"xio-server: t=%.1fs requests %.0f/s | out %.0f datagrams/s %.3f Gbit/s | "
-		"total requests %" PRIu64 " datagrams %" PRIu64 " bytes %" PRIu64 " errors %" PRIu64
-		" refused %" PRIu64 " ignored %" PRIu64 " send_errors %" PRIu64 "\n",
+		"xio-server: t=%.1fs requests %.0f/s | out %.0f datagrams/s %.3f Gbit/s | total%s\n",
 		t, per_s(req - total(prev->requests, XIO_SRV_REQ_COUNT), dt),
 		per_s(now->datagrams - prev->datagrams, dt),
-		per_s((now->bytes - prev->bytes) * 8, dt) / 1e9, req, now->datagrams, now->bytes,
-		total(now->errors, XIO_SRV_ERR_COUNT), now->refused, now->ignored, now->send_errors);
+		per_s((now->bytes - prev->bytes) * 8, dt) / 1e9, xio_buf_str(&totals));
 	fflush(out);
+	xio_buf_free(&totals);
 }
 
-void xio_srv_stats_json(FILE *out, const struct xio_srv_counters *c, double elapsed_s,
+void xio_srv_stats_json(struct xio_json *j, const struct xio_srv_counters *c, double elapsed_s,
 			const struct xio_srv_run_info *info)
 {
-	fprintf(out, "{\"requests\": %" PRIu64 ", \"requests_by_opcode\": {",
-		total(c->requests, XIO_SRV_REQ_COUNT));
-	for (unsigned i = 0; i < XIO_SRV_REQ_COUNT; i++)
-		fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "", req_names[i], c->requests[i]);
-	fprintf(out, "},\n \"answers\": %" PRIu64 ", \"answers_by_opcode\": {",
-		total(c->answers, XIO_SRV_ANS_COUNT));
-	for (unsigned i = 0; i < XIO_SRV_ANS_COUNT; i++)
-		fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "", ans_names[i], c->answers[i]);
-	fprintf(out, "},\n \"errors\": %" PRIu64 ", \"errors_by_code\": {",
-		total(c->errors, XIO_SRV_ERR_COUNT));
-	for (unsigned i = 1; i < XIO_SRV_ERR_COUNT; i++)
-		fprintf(out, "%s\"%s\": %" PRIu64, i > 1 ? ", " : "", xio_err_name(i), c->errors[i]);
-	fprintf(out,
-		"},\n \"datagrams\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"file_bytes\": %" PRIu64
-		", \"send_errors\": %" PRIu64 ",\n \"received\": %" PRIu64 ", \"refused\": %" PRIu64
-		", \"ignored\": %" PRIu64 ", \"cache_hits\": %" PRIu64 ", \"cache_opens\": %" PRIu64
-		", \"cookies_issued\": %" PRIu64 ",\n \"elapsed_s\": %.6f, \"threads\": %u, "
-		"\"mtu\": %u, \"rate_gbit\": %g, \"gso\": %s, \"cookies\": %s}\n",
-		c->datagrams, c->bytes, c->file_bytes, c->send_errors, c->received, c->refused,
-		c->ignored, c->cache_hits, c->cache_opens, c->cookies_issued, elapsed_s,
-		info->threads, info->mtu, info->rate_gbit, info->gso ? "true" : "false",
-		info->cookies ? "true" : "false");
+	xio_json_begin_object(j, NULL);
+	xio_metrics_json(j, xio_srv_metrics, XIO_SRV_NMETRICS, c);
+	xio_json_double(j, "elapsed_s", elapsed_s, 6);
+	xio_json_u64(j, "threads", info->threads);
+	xio_json_u64(j, "mtu", info->mtu);
+	xio_json_double(j, "rate_gbit", info->rate_gbit, -1);
+	xio_json_bool(j, "gso", info->gso);
+	xio_json_u64(j, "burst", info->burst);
+	xio_json_bool(j, "cookies", info->cookies);
+	xio_json_end_object(j);
 }
 
 int xio_srv_stats_save(const char *path, const struct xio_srv_counters *c, double elapsed_s,
 		       const struct xio_srv_run_info *info)
 {
-	size_t n = strlen(path) + 24;
-	char *tmp = malloc(n);
-	FILE *out;
-	int err = 0;
+	struct xio_json j;
+	int rc, err;
 
-	if (!tmp)
-		return -1;
-	snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
-	out = fopen(tmp, "w");
-	if (!out) {
-		err = errno;
-	} else {
-		xio_srv_stats_json(out, c, elapsed_s, info);
-		if (fclose(out) != 0 || rename(tmp, path) != 0) {
-			err = errno;
-			unlink(tmp);
-		}
-	}
-	free(tmp);
+	xio_json_init(&j);
+	xio_srv_stats_json(&j, c, elapsed_s, info);
+	rc = xio_json_save(&j, path);
+	err = errno;
+	xio_json_free(&j);
 	errno = err;
-	return err ? -1 : 0;
+	return rc;
+}
+
+void xio_srv_stats_prom(struct xio_buf *b, const struct xio_srv_counters *c, double elapsed_s)
+{
+	const struct xio_metric_set all = { c, NULL };
+
+	xio_metrics_prom(b, "xio_server", xio_srv_metrics, XIO_SRV_NMETRICS, &all, 1);
+	xio_metrics_prom_one(b, "xio_server", "uptime_seconds", "Seconds since the server started",
+			     true, NULL, elapsed_s);
 }

@@ -59,6 +59,12 @@ static int read_full(int fd, struct iovec *iov, unsigned n, uint64_t off)
 int xio_srv_train_fill(struct xio_srv_train *t, const struct xio_srv_read *r, uint64_t seq0,
 		       struct xio_srv_batch *b)
 {
+	return xio_srv_train_fill_n(t, r, seq0, XIO_SRV_TRAIN_SLOTS, b);
+}
+
+int xio_srv_train_fill_n(struct xio_srv_train *t, const struct xio_srv_read *r, uint64_t seq0,
+			 unsigned max, struct xio_srv_batch *b)
+{
 	uint64_t total = xio_srv_read_datagrams(r);
 	size_t slot = XIO_HDR_LEN + (size_t)r->per * r->width;
 	uint64_t first = r->first + seq0 * r->per;
@@ -73,6 +79,8 @@ int xio_srv_train_fill(struct xio_srv_train *t, const struct xio_srv_read *r, ui
 	}
 	if (room > XIO_SRV_TRAIN_SLOTS)
 		room = XIO_SRV_TRAIN_SLOTS;
+	if (room > max)
+		room = max;
 	n = (unsigned)(total - seq0 < room ? total - seq0 : room);
 	*b = (struct xio_srv_batch){ .buf = t->buf, .seq0 = seq0, .n = n, .slot = slot };
 	for (unsigned i = 0; i < n; i++) {

@@ -65,4 +65,8 @@ void xio_srv_train_fini(struct xio_srv_train *t);
 int xio_srv_train_fill(struct xio_srv_train *t, const struct xio_srv_read *r, uint64_t seq0,
 		       struct xio_srv_batch *b);
 
+/* The same, at most max datagrams (max >= 1). */
+int xio_srv_train_fill_n(struct xio_srv_train *t, const struct xio_srv_read *r, uint64_t seq0,
+			 unsigned max, struct xio_srv_batch *b);
+
 #endif /* XIO_SRV_TRAIN_H */

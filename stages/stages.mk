@@ -25,7 +25,7 @@ STAGES_ARM_SRC    := $(filter-out $(STAGES_X86_ONLY),$(STAGES_SRC))
 
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 AARCH64_CC := aarch64-linux-gnu-gcc
-AARCH64_CFLAGS := -O2 -g -std=gnu11 $(WARN) -D_GNU_SOURCE -Istages -Ipipeline -march=armv8-a
+AARCH64_CFLAGS := -O2 -g -std=gnu11 $(WARN) -D_GNU_SOURCE -Icommon -Istages -Ipipeline -march=armv8-a
 
 $(eval $(call stages_lib,$(BUILD),$(CC),$(CFLAGS),$(STAGES_NATIVE_SRC)))
 $(eval $(call stages_lib,$(BUILD)/asan,$(CC),$(filter-out -O2,$(CFLAGS)) $(ASAN_FLAGS),$(STAGES_NATIVE_SRC)))

@@ -35,16 +35,6 @@ const char *xio_reason_name(enum xio_reason r)
 	return (unsigned)r < XIO_R_COUNT ? reason_names[r] : "unknown";
 }
 
-enum xio_reason xio_reason_from_name(const char *name)
-{
-	unsigned r;
-
-	for (r = 0; r < XIO_R_COUNT; r++)
-		if (strcmp(reason_names[r], name) == 0)
-			return (enum xio_reason)r;
-	return XIO_R_COUNT;
-}
-
 const char *xio_overflow_name(enum xio_overflow o)
 {
 	return (unsigned)o <= XIO_OVERFLOW_DROP ? overflow_names[o] : "unknown";

@@ -79,8 +79,6 @@ enum xio_overflow {
 };
 
 const char *xio_reason_name(enum xio_reason r);
-/* Returns XIO_R_COUNT when name is not a reason name. */
-enum xio_reason xio_reason_from_name(const char *name);
 
 const char *xio_overflow_name(enum xio_overflow o);
 /* Returns 0 and sets *o, or -1 when name is not keep|saturate|drop. */

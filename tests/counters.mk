@@ -5,9 +5,10 @@
 # the machines with a PMU this VM is not. The stats JSON's per-stage blocks
 # are also checked on every run of `make dpdk`.
 
-$(BUILD)/tests/hw-json: tests/counters/hw_json.c pipeline/xio_hwcounters.c pipeline/xio_hwcounters.h
+$(BUILD)/tests/hw-json: tests/counters/hw_json.c pipeline/xio_hwcounters.c pipeline/xio_hwcounters.h \
+		$(COMMON_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(filter %.c,$^) -o $@
+	$(CC) $(CFLAGS) $(filter %.c,$^) $(COMMON_LIB) -o $@ -lm
 
 .PHONY: counters
 counters: $(BUILD)/xio-pipeline $(BUILD)/tests/hw-json

@@ -6,7 +6,7 @@
 # net_af_xdp ports on veths between network namespaces, --bidirectional
 # (tests/e2e/test_dpdk_live.sh).
 
-$(BUILD)/tests/pcap-cmp: tests/e2e/pcap_cmp.c $(TOOLS_PCAP_OBJ) drivers/xio_pcap.h
+$(BUILD)/tests/pcap-cmp: tests/e2e/pcap_cmp.c $(TOOLS_PCAP_OBJ) common/xio_pcap.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(PCAP_CFLAGS) $< $(TOOLS_PCAP_OBJ) -o $@ $(PCAP_LIBS)
 

@@ -24,11 +24,12 @@ $(HOSTILE_GEN): tests/hostile/hostile_gen.c $(STAGES_LIB) $(wildcard stages/*.h)
 
 # The stage core under ASan+UBSan: a hostile frame that makes it step outside
 # its buffers fails the test.
-$(HOSTILE_REPLAY): tests/hostile/stage_replay.c pipeline/xio_counters.c drivers/xio_pcap.c \
+$(HOSTILE_REPLAY): tests/hostile/stage_replay.c pipeline/xio_counters.c common/xio_pcap.c \
+		common/xio_buf.c common/xio_json.c common/xio_metrics.c \
 		$(BUILD)/asan/libxio_stages.a $(wildcard stages/*.h pipeline/*.h drivers/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(filter-out -O2,$(CFLAGS)) $(ASAN_FLAGS) $(PCAP_CFLAGS) $(filter %.c,$^) -o $@ \
-		$(BUILD)/asan/libxio_stages.a $(PCAP_LIBS) $(ISAL_LIBS)
+		$(BUILD)/asan/libxio_stages.a $(PCAP_LIBS) $(ISAL_LIBS) -lm
 
 .PHONY: hostile hostile-dpdk hostile-xdp
 hostile: $(HOSTILE_TOOLS)

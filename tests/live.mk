@@ -23,8 +23,8 @@ $(LIVE_BUILD)/xio_fault.skel.h: $(LIVE_BUILD)/xio_fault.bpf.o
 	$(BPFTOOL) gen skeleton $< name xio_fault_bpf > $@.tmp && mv $@.tmp $@
 
 $(LIVE_BUILD)/xio-fault: tests/live/xio_fault.c tests/live/xio_fault.h $(LIVE_BUILD)/xio_fault.skel.h \
-		$(XIO_CLI_OBJ)
-	$(CC) $(LIVE_CFLAGS) -Iapps $(filter %.c %.o,$^) -o $@ $(LIBBPF_LIBS)
+		$(XIO_MAIN_OBJ) $(COMMON_LIB)
+	$(CC) $(LIVE_CFLAGS) -Iapps $(filter %.c %.o %.a,$^) -o $@ $(LIBBPF_LIBS) $(COMMON_LIBS)
 
 $(LIVE_BUILD)/fault-unit: tests/live/fault_unit.c tests/unit/xio_unit.c tests/live/xio_fault.h \
 		$(LIVE_BUILD)/xio_fault.skel.h $(STAGES_LIB)

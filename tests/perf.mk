@@ -11,6 +11,11 @@
 #                   namespaces): xio-pipeline --bidirectional (DPDK
 #                   net_af_packet, XDP kernel) against dpdk-testpmd io and a
 #                   plain XDP bridge; writes its section of docs/perf.md (root)
+#   bench-transport xio-fetch against a TCP read of the same file (the tests'
+#                   own baseline: xio-tcp-server with sendfile, xio-tcp-read
+#                   narrowing with the stage core's kernel) on loopback and
+#                   through the live path, loss-free and with 1 % loss; writes
+#                   its section of docs/perf.md (root for the live path)
 #   bench-training  random 2,048-token samples through xio's read_ranges
 #                   against a sequential read of the same 1 GiB file, and
 #                   numpy over a local memmap (the ceiling); writes its
@@ -35,8 +40,8 @@ $(BUILD)/bench/xio_bench_xdp.bpf.o: tests/bench/xio_bench_xdp.bpf.c tests/bench/
 $(BUILD)/bench/xio_bench_xdp.skel.h: $(BUILD)/bench/xio_bench_xdp.bpf.o
 	bpftool gen skeleton $< name xio_bench_xdp_bpf > $@.tmp && mv $@.tmp $@
 
-$(BENCH_XDP_TOOL): tests/bench/xio_bench_xdp.c tests/bench/xio_bench_xdp.h drivers/xio_pcap.c \
-		drivers/xio_pcap.h $(BUILD)/bench/xio_bench_xdp.skel.h
+$(BENCH_XDP_TOOL): tests/bench/xio_bench_xdp.c tests/bench/xio_bench_xdp.h common/xio_pcap.c \
+		common/xio_pcap.h $(BUILD)/bench/xio_bench_xdp.skel.h
 	$(CC) $(CFLAGS) -Itests/bench -I$(BUILD)/bench $(BENCH_LIBBPF_CFLAGS) $(PCAP_CFLAGS) $(LDFLAGS) \
 		-o $@ $(filter %.c,$^) $(BENCH_LIBBPF_LIBS) $(PCAP_LIBS)
 
@@ -47,7 +52,33 @@ $(BENCH_STAGE): tests/bench/bench_stage.c $(STAGES_LIB) $(wildcard stages/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ISAL_CFLAGS) $(LDFLAGS) -o $@ $< $(STAGES_LIB) $(ISAL_LIBS)
 
-.PHONY: bench-pipeline bench-xdp bench-report bench-live bench-stage bench-training bench-replicas
+# The TCP baseline of bench-transport (tests/bench/xio_tcp.h).
+TCP_SERVER := $(BUILD)/bench/xio-tcp-server
+TCP_READ   := $(BUILD)/bench/xio-tcp-read
+
+$(TCP_SERVER): tests/bench/xio_tcp_server.c tests/bench/xio_tcp.h apps/xio_main.h $(XIO_MAIN_OBJ) \
+		$(COMMON_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Iapps -Itests/bench $(LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) -lpthread \
+		$(COMMON_LIBS)
+
+$(TCP_READ): tests/bench/xio_tcp_read.c tests/bench/xio_tcp.h apps/xio_main.h $(XIO_MAIN_OBJ) \
+		$(COMMON_LIB) $(STAGES_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Iapps -Itests/bench $(LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) \
+		-lpthread $(ISAL_LIBS) $(COMMON_LIBS)
+
+ALL += $(TCP_SERVER) $(TCP_READ)
+
+# What bench-transport's device run (scripts/bench/transport-device.sh) needs,
+# built without DPDK: the server, the client, xio-pipeline's XDP path and the
+# TCP baseline (scripts/bench/devtools.sh carries them to a machine that
+# cannot build them).
+.PHONY: host-tools
+host-tools: $(BUILD)/xio-server $(BUILD)/xio-fetch $(BUILD)/nodpdk/xio-pipeline $(TCP_SERVER) \
+	$(TCP_READ)
+
+.PHONY: bench-pipeline bench-xdp bench-report bench-live bench-stage bench-transport bench-training bench-replicas
 bench-stage: $(BENCH_STAGE)
 	$(BENCH_STAGE) --csv $(BENCH_STAGE_CSV)
 
@@ -61,13 +92,20 @@ bench-report:
 	@[ -f $(BENCH_KERNELS_CSV) ] || $(MAKE) --no-print-directory bench-kernels
 	BUILD=$(BUILD) python3 scripts/bench/report.py --kernels $(BENCH_KERNELS_CSV) \
 		--pipeline $(BUILD)/bench/pipeline-runs.csv --xdp $(BUILD)/bench/xdp-runs.csv \
-		--live $(BUILD)/bench/live-runs.csv --stage $(BENCH_STAGE_CSV) --section $(BUILD)/bench/training.md \
-		--section $(BUILD)/bench/cuda_feed.md \
-		--md docs/perf.md --png docs/perf.png
+		--live $(BUILD)/bench/live-runs.csv --stage $(BENCH_STAGE_CSV) \
+		--transport $(BUILD)/bench/transport-runs.csv \
+		--section $(BUILD)/bench/training.md --section docs/perf-data/cuda_feed-h100.md --md docs/perf.md --png docs/perf.png
 
 bench-live: $(BUILD)/xio-server $(BUILD)/xio-fetch $(BUILD)/xio-pipeline $(BENCH_XDP_TOOL)
 	BUILD=$(BUILD) flock /tmp/xio-live.lock bash scripts/bench/live.sh
 	python3 scripts/bench/live_report.py --csv $(BUILD)/bench/live-runs.csv --md docs/perf.md
+
+TRANSPORT_BINS := $(BUILD)/xio-server $(BUILD)/xio-fetch $(BUILD)/xio-pipeline \
+	$(BUILD)/live/xio-fault $(TCP_SERVER) $(TCP_READ)
+bench-transport: $(TRANSPORT_BINS)
+	BUILD=$(BUILD) flock /tmp/xio-live.lock bash scripts/bench/transport.sh
+	python3 scripts/bench/transport_report.py --csv $(BUILD)/bench/transport-runs.csv \
+		--md docs/perf.md
 
 bench-training: $(LIBXIO_SO) $(BUILD)/xio-server
 	BUILD=$(BUILD) /usr/bin/python3 scripts/bench/training.py --build $(BUILD) \
@@ -78,4 +116,4 @@ bench-training: $(LIBXIO_SO) $(BUILD)/xio-server
 bench-replicas: $(BUILD)/xio-server $(BUILD)/xio-fetch
 	BUILD=$(BUILD) bash scripts/bench/replicas.sh
 
-BENCHES += bench-stage bench-pipeline bench-xdp bench-report bench-live bench-training
+BENCHES += bench-stage bench-pipeline bench-xdp bench-report bench-live bench-transport bench-training

@@ -1,15 +1,17 @@
 # tests/server.mk: the tests of xio-server (server/server.mk), in make test:
 #   server-unit   CUnit tests/server/test_server.c, native and ASan+UBSan:
 #                 confinement, cache, every error code, chunking, allow list,
-#                 pacing, GSO and sendmmsg trains on loopback (ports 21100-21109);
-#                 tests/server/test_cookie.c: address cookies, the order of the
-#                 checks, the three-times size rule
+#                 pacing, GSO and sendmmsg trains, turns, ICMP errors on
+#                 loopback (ports 21100-21109); tests/server/test_cookie.c:
+#                 address cookies, the order of the checks, the three-times
+#                 size rule
 #                 (stages/xio_msg.c has its own tests/unit/test_msg.c in `unit`)
 #   server-fuzz   libFuzzer on the request handler for SERVER_FUZZ_SECONDS (30)
 #   server-e2e    build/xio-server on loopback against tests/server/xio_client.py
 #                 (ports 21000-21099)
 #   server-netns  two network namespaces (xsv-*), under flock /tmp/xio-live.lock:
-#                 --allow refusing an address outside the list, GSO fallback
+#                 --allow refusing an address outside the list, --mtu above the
+#                 interface's, sends the device drops (ENOBUFS) retried and counted
 
 SERVER_TEST      := $(BUILD)/tests/test_server
 SERVER_TEST_ASAN := $(BUILD)/asan/tests/test_server
@@ -35,21 +37,21 @@ $(BUILD)/asan/tests/server/%.o: tests/server/%.c $(SERVER_TEST_DEPS)
 	$(CC) $(UNIT_ASAN_CFLAGS) $(SERVER_INC) $(UNIT_INC) $(CUNIT_CFLAGS) -c $< -o $@
 
 $(SERVER_TEST): $(BUILD)/tests/server/test_server.o $(BUILD)/tests/server/srv_tree.o \
-		$(BUILD)/tests/obj/xio_unit.o $(SERVER_LIB) $(STAGES_LIB)
+		$(BUILD)/tests/obj/xio_unit.o $(SERVER_LIB) $(COMMON_LIB) $(STAGES_LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(SERVER_LIBS) $(CUNIT_LIBS)
 
 $(SERVER_TEST_ASAN): $(BUILD)/asan/tests/server/test_server.o \
 		$(BUILD)/asan/tests/server/srv_tree.o $(BUILD)/asan/tests/obj/xio_unit.o \
-		$(SERVER_ASAN_LIB) $(BUILD)/asan/libxio_stages.a
+		$(SERVER_ASAN_LIB) $(BUILD)/asan/libxio_common.a $(BUILD)/asan/libxio_stages.a
 	$(CC) $(UNIT_ASAN_CFLAGS) $(LDFLAGS) $^ -o $@ $(SERVER_LIBS) $(CUNIT_LIBS)
 
 $(COOKIE_TEST): $(BUILD)/tests/server/test_cookie.o $(BUILD)/tests/server/srv_tree.o \
-		$(BUILD)/tests/obj/xio_unit.o $(SERVER_LIB) $(STAGES_LIB)
+		$(BUILD)/tests/obj/xio_unit.o $(SERVER_LIB) $(COMMON_LIB) $(STAGES_LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(SERVER_LIBS) $(CUNIT_LIBS)
 
 $(COOKIE_TEST_ASAN): $(BUILD)/asan/tests/server/test_cookie.o \
 		$(BUILD)/asan/tests/server/srv_tree.o $(BUILD)/asan/tests/obj/xio_unit.o \
-		$(SERVER_ASAN_LIB) $(BUILD)/asan/libxio_stages.a
+		$(SERVER_ASAN_LIB) $(BUILD)/asan/libxio_common.a $(BUILD)/asan/libxio_stages.a
 	$(CC) $(UNIT_ASAN_CFLAGS) $(LDFLAGS) $^ -o $@ $(SERVER_LIBS) $(CUNIT_LIBS)
 
 .PHONY: server-unit
@@ -93,7 +95,7 @@ TESTS += server-fuzz
 server-e2e: $(SERVER_BIN)
 	bash tests/server/e2e.sh $(BUILD)
 
-server-netns: $(SERVER_BIN)
+server-netns: $(SERVER_BIN) $(BUILD)/live/xio-fault
 	flock /tmp/xio-live.lock bash tests/server/netns.sh $(BUILD)
 
 TESTS += server-e2e server-netns

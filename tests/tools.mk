@@ -6,7 +6,7 @@
 TOOLS_TEST_BINS := $(BUILD)/xio-gen $(BUILD)/xio-verify $(BUILD)/tests/narrow_pcap
 
 $(BUILD)/tests/narrow_pcap: tests/e2e/narrow_pcap.c $(TOOLS_PCAP_OBJ) $(STAGES_LIB) \
-		drivers/xio_pcap.h $(wildcard stages/*.h)
+		common/xio_pcap.h $(wildcard stages/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(PCAP_CFLAGS) $< $(TOOLS_PCAP_OBJ) $(STAGES_LIB) -o $@ $(PCAP_LIBS) $(ISAL_LIBS)
 

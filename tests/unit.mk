@@ -8,8 +8,11 @@
 
 UNIT_SRC     := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_NAMES   := $(patsubst tests/unit/%.c,%,$(UNIT_SRC))
-UNIT_HELPERS := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c)) $(wildcard pipeline/xio_counters.c)
-UNIT_DEPS    := $(wildcard tests/unit/*.h stages/*.h pipeline/*.h)
+# xio_counters.c writes through common/'s JSON writer and counter tables.
+UNIT_COMMON  := common/xio_buf.c common/xio_json.c common/xio_metrics.c
+UNIT_HELPERS := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c)) $(wildcard pipeline/xio_counters.c) \
+	$(UNIT_COMMON)
+UNIT_DEPS    := $(wildcard tests/unit/*.h stages/*.h pipeline/*.h common/*.h)
 UNIT_INC     := -Itests/unit
 
 # arm64 builds of the libraries: CUnit and libpcap through Debian multiarch,
@@ -19,9 +22,9 @@ UNIT_INC     := -Itests/unit
 # its loader with multiarch's libc.so.6 hangs in fork().
 AARCH64_ISAL_DIR ?= /opt/xio-arm64/usr/lib/aarch64-linux-gnu
 AARCH64_RUN      ?= qemu-aarch64 -L /
-AARCH64_LIBS     := -L$(AARCH64_ISAL_DIR) -Wl,-rpath,$(AARCH64_ISAL_DIR) -lisal -lpcap -lcunit
+AARCH64_LIBS     := -L$(AARCH64_ISAL_DIR) -Wl,-rpath,$(AARCH64_ISAL_DIR) -lisal -lpcap -lcunit -lm
 
-UNIT_LIBS := $(ISAL_LIBS) $(PCAP_LIBS) $(CUNIT_LIBS)
+UNIT_LIBS := $(ISAL_LIBS) $(PCAP_LIBS) $(CUNIT_LIBS) -lm
 UNIT_ASAN_CFLAGS := $(filter-out -O2,$(CFLAGS)) $(ASAN_FLAGS)
 
 # $(call unit_flavour,DIR,CC,CFLAGS(compile and link),INCLUDES,LIBS)
@@ -30,6 +33,9 @@ $1/tests/obj/%.o: tests/unit/%.c $(UNIT_DEPS)
 	@mkdir -p $$(@D)
 	$2 $3 $4 -c $$< -o $$@
 $1/tests/obj/xio_counters.o: pipeline/xio_counters.c $(UNIT_DEPS)
+	@mkdir -p $$(@D)
+	$2 $3 $4 -c $$< -o $$@
+$1/tests/obj/%.o: common/%.c $(UNIT_DEPS)
 	@mkdir -p $$(@D)
 	$2 $3 $4 -c $$< -o $$@
 $(addprefix $1/tests/,$(UNIT_NAMES)): $1/tests/%: $1/tests/obj/%.o \

@@ -6,7 +6,7 @@
 WIRESHARK_TEST_BINS := $(BUILD)/tests/xio_fields $(BUILD)/tests/xio_opcodes_pcap
 
 $(WIRESHARK_TEST_BINS): $(BUILD)/tests/%: tests/wireshark/%.c $(TOOLS_PCAP_OBJ) $(STAGES_LIB) \
-		drivers/xio_pcap.h $(wildcard stages/*.h)
+		common/xio_pcap.h $(wildcard stages/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(PCAP_CFLAGS) $< $(TOOLS_PCAP_OBJ) $(STAGES_LIB) -o $@ $(PCAP_LIBS) $(ISAL_LIBS)
 

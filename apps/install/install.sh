@@ -11,7 +11,7 @@ set -euo pipefail
 die() { echo "install: $*" >&2; exit 1; }
 
 # The SONAME of a shared library, which must be set and differ from its
-# link name (libxio.so -> libxio.so.0 -> libxio.so.VERSION). Uninstalling
+# link name (libxio.so -> libxio.so.1 -> libxio.so.VERSION). Uninstalling
 # after make clean, the installed link name says it.
 soname_of() {
 	local so
@@ -20,7 +20,7 @@ soname_of() {
 		return
 	fi
 	so=$(objdump -p "$1" | awk '$1 == "SONAME" { print $2 }')
-	[ -n "$so" ] || die "$1 has no SONAME (link it with -Wl,-soname,$(basename "$1").0)"
+	[ -n "$so" ] || die "$1 has no SONAME (link it with -Wl,-soname,$(basename "$1").MAJOR)"
 	[ "$so" != "$(basename "$1")" ] || die "$1: its SONAME must not be its link name"
 	echo "$so"
 }

@@ -2,9 +2,10 @@
  * xio_dpdk.c: one xio-pipeline run on DPDK (xio_dpdk.h). The main lcore
  * only sets up, watches and tears down; the data path runs on the worker
  * lcores (pipeline/xio_worker.h), one direction (--rx-port to --tx-port)
- * or, with --bidirectional, both. A stop (signal, --duration, --idle-exit) makes RX
- * stop, every ring and held burst drain to TX, then the ports stop and close
- * so that net_pcap flushes its output file.
+ * or, with --bidirectional, both, under the run layer (pipeline/xio_run.h).
+ * A stop (signal, --duration, --idle-exit) makes RX stop, every ring and
+ * held burst drain to TX, then the ports stop and close so that net_pcap
+ * flushes its output file.
  */
 #include <inttypes.h>
 #include <limits.h>
@@ -25,7 +26,7 @@
 #include "xio_ethdev.h"
 #include "xio_log.h"
 #include "xio_port_stats.h"
-#include "xio_stats.h"
+#include "xio_run.h"
 #include "xio_telemetry.h"
 #include "xio_worker.h"
 
@@ -41,7 +42,7 @@ struct xio_run {
 	uint32_t data_room;
 	struct xio_dp *dp;
 	uint64_t start_tsc;
-	uint64_t end_tsc;
+	struct xio_dp_sample sample; /* the stats line's last */
 };
 
 int xio_dpdk_open(const struct xio_config *cfg, int argc, char **argv, char *why, size_t len)
@@ -261,74 +262,77 @@ static int xio_run_start(struct xio_run *r)
 	return 0;
 }
 
-/* Why the run should stop now, or NULL. */
-static const char *xio_run_should_stop(struct xio_run *r, volatile int *stop, uint64_t now,
-				       uint64_t hz)
+/* The run layer's operations (pipeline/xio_run.h) on the DPDK data path. */
+static void xio_dpdk_counters(void *drv, struct xio_counters *c)
 {
-	const struct xio_config *cfg = r->cfg;
-
-	if (*stop) {
-		r->end_tsc = now;
-		return "signal";
-	}
-	if (cfg->duration_s > 0 && now - r->start_tsc >= (uint64_t)(cfg->duration_s * hz)) {
-		r->end_tsc = now;
-		return "--duration";
-	}
-	if (cfg->idle_exit_ms > 0 &&
-	    xio_dp_idle_tsc(r->dp, r->start_tsc) >= (uint64_t)cfg->idle_exit_ms * hz / 1000) {
-		r->end_tsc = RTE_MAX(xio_dp_last_rx(r->dp), r->start_tsc);
-		return "--idle-exit";
-	}
-	return NULL;
+	xio_dp_counters(((struct xio_run *)drv)->dp, c);
 }
 
-/* The main lcore's loop: stop conditions, the drain timeout, stats lines. */
-static void xio_run_control(struct xio_run *r, volatile int *stop)
+static unsigned xio_dpdk_directions(void *drv, struct xio_direction d[XIO_MAX_DIRS])
 {
-	const uint64_t hz = rte_get_tsc_hz();
-	const double interval = r->cfg->stats_interval_s;
-	uint64_t next_stats = r->start_tsc + (uint64_t)(interval * hz), last_stats = r->start_tsc;
-	uint64_t quit_tsc = 0;
-	struct xio_counters prev, now;
-	struct xio_dp_sample sprev, snow;
-	char tail[32 * 3 * XIO_MAX_DIRS * XIO_MAX_QUEUES + 128 * XIO_RUN_MAX_PORTS];
-	size_t k;
-	const char *why;
+	const struct xio_dp *dp = ((struct xio_run *)drv)->dp;
 
-	memset(&prev, 0, sizeof(prev));
-	memset(&sprev, 0, sizeof(sprev));
-	while (!xio_dp_all_done(r->dp)) {
-		uint64_t t;
-
-		rte_delay_us_sleep(XIO_CONTROL_PERIOD_US);
-		t = rte_rdtsc();
-		if (quit_tsc == 0 && (why = xio_run_should_stop(r, stop, t, hz)) != NULL) {
-			XIO_LOG(INFO, "stopping (%s): draining rings and TX", why);
-			__atomic_store_n(&r->dp->quit, 1, __ATOMIC_RELAXED);
-			quit_tsc = t;
-		} else if (quit_tsc != 0 && !r->dp->abandon &&
-			   t - quit_tsc > (uint64_t)XIO_DRAIN_TIMEOUT_S * hz) {
-			XIO_LOG(ERR, "drain timed out after %d s: TX does not take the last frames; "
-				"freeing them, counted as dropped", XIO_DRAIN_TIMEOUT_S);
-			__atomic_store_n(&r->dp->abandon, 1, __ATOMIC_RELAXED);
-		}
-		if (interval > 0 && t >= next_stats) {
-			xio_dp_counters(r->dp, &now);
-			xio_dp_sample(r->dp, &snow);
-			xio_dp_cycles_line(r->dp, &snow, &sprev, tail, sizeof(tail));
-			k = strlen(tail);
-			xio_port_stats_line(r->dp, tail + k, sizeof(tail) - k);
-			xio_stats_line(stdout, (double)(t - r->start_tsc) / hz, &now, &prev,
-				       (double)(t - last_stats) / hz, tail);
-			prev = now;
-			sprev = snow;
-			last_stats = t;
-			next_stats = t + (uint64_t)(interval * hz);
-		}
-	}
-	rte_eal_mp_wait_lcore();
+	xio_dp_directions(dp, d);
+	return dp->ndirs;
 }
+
+static double xio_dpdk_idle_s(void *drv, double now_s, double *ago_s)
+{
+	struct xio_run *r = drv;
+	const double hz = (double)rte_get_tsc_hz();
+	uint64_t now = rte_rdtsc();
+
+	(void)now_s;
+	*ago_s = (double)(now - RTE_MAX(xio_dp_last_rx(r->dp), r->start_tsc)) / hz;
+	return (double)xio_dp_idle_tsc(r->dp, r->start_tsc) / hz;
+}
+
+static void xio_dpdk_quit(void *drv)
+{
+	XIO_STORE(((struct xio_run *)drv)->dp->quit, 1);
+}
+
+/* Done when every task is; past the drain timeout, TX frees what it holds. */
+static bool xio_dpdk_done(void *drv, double since_quit_s)
+{
+	struct xio_run *r = drv;
+
+	if (since_quit_s > XIO_DRAIN_TIMEOUT_S && !XIO_LOAD(r->dp->abandon)) {
+		XIO_LOG(ERR, "drain timed out after %d s: TX does not take the last frames; "
+			"freeing them, counted as dropped", XIO_DRAIN_TIMEOUT_S);
+		XIO_STORE(r->dp->abandon, 1);
+	}
+	return xio_dp_all_done(r->dp);
+}
+
+/* Cycles per packet per task over the interval, then the ports' losses. */
+static void xio_dpdk_line_tail(void *drv, struct xio_buf *b)
+{
+	struct xio_run *r = drv;
+	struct xio_dp_sample now;
+
+	xio_dp_sample(r->dp, &now);
+	xio_dp_cycles_line(r->dp, &now, &r->sample, b);
+	r->sample = now;
+	xio_port_stats_line(r->dp, b);
+}
+
+static void xio_dpdk_prom(void *drv, struct xio_buf *b)
+{
+	xio_port_stats_prom(((struct xio_run *)drv)->dp, b);
+}
+
+static const struct xio_run_ops xio_dpdk_ops = {
+	.driver = "dpdk",
+	.period_us = XIO_CONTROL_PERIOD_US,
+	.counters = xio_dpdk_counters,
+	.directions = xio_dpdk_directions,
+	.idle_s = xio_dpdk_idle_s,
+	.quit = xio_dpdk_quit,
+	.done = xio_dpdk_done,
+	.line_tail = xio_dpdk_line_tail,
+	.prom = xio_dpdk_prom,
+};
 
 #define XIO_LEAKS_UNKNOWN UINT_MAX
 
@@ -377,67 +381,32 @@ static unsigned xio_run_teardown(struct xio_run *r)
 	return leaked;
 }
 
-static uint64_t xio_run_long_chains(const struct xio_run *r)
-{
-	uint64_t n = 0;
-
-	for (unsigned i = 0; r->dp != NULL && i < r->dp->nq; i++)
-		n += r->dp->q[i]->mctx.long_chains;
-	return n;
-}
-
 /* The run's own JSON members, after the stats of the tasks are final. */
-static void xio_run_extra(const struct xio_run *r, char *extra, size_t len)
+static void xio_run_extra(const struct xio_run *r, struct xio_json *j)
 {
-	size_t n;
-
-	n = (size_t)snprintf(extra, len,
-			     "  \"mode\": \"%s\",\n"
-			     "  \"rx_queues\": %u,\n"
-			     "  \"burst\": %u,\n"
-			     "  \"ring_size\": %u,\n"
-			     "  \"mbuf_data_room\": %u,\n"
-			     "  \"long_chains\": %" PRIu64 ",\n"
-			     "  \"tsc_hz\": %" PRIu64,
-			     r->cfg->mode == XIO_MODE_PIPELINE ? "pipeline" : "rtc", r->cfg->rxq,
-			     r->cfg->burst, r->cfg->ring_size, r->data_room, xio_run_long_chains(r),
-			     rte_get_tsc_hz());
-	if (n < len)
-		n += xio_dp_stages_json(r->dp, extra + n, len - n);
-	if (n < len)
-		n += xio_dp_lcores_json(r->dp, extra + n, len - n);
-	if (n < len)
-		n += xio_dp_hardware_json(r->dp, extra + n, len - n);
-	if (n < len)
-		n += xio_dp_directions_json(r->dp, extra + n, len - n);
-	if (n < len)
-		xio_port_stats_json(r->dp, extra + n, len - n);
+	xio_json_str(j, "mode", r->cfg->mode == XIO_MODE_PIPELINE ? "pipeline" : "rtc");
+	xio_json_u64(j, "rx_queues", r->cfg->rxq);
+	xio_json_u64(j, "burst", r->cfg->burst);
+	xio_json_u64(j, "ring_size", r->cfg->ring_size);
+	xio_json_u64(j, "mbuf_data_room", r->data_room);
+	xio_json_u64(j, "long_chains", xio_dp_long_chains(r->dp));
+	xio_json_u64(j, "tsc_hz", rte_get_tsc_hz());
+	xio_dp_stages_json(r->dp, j);
+	xio_dp_lcores_json(r->dp, j);
+	xio_dp_hardware_json(r->dp, j);
+	xio_port_stats_json(r->dp, j);
 }
 
-/* Appends "leaked_mbufs" once the pool has been checked (null: unknown). */
-static void xio_run_extra_leaked(char *extra, size_t len, unsigned leaked)
-{
-	size_t n = strlen(extra);
-
-	if (leaked == XIO_LEAKS_UNKNOWN)
-		snprintf(extra + n, n < len ? len - n : 0, ",\n  \"leaked_mbufs\": null");
-	else
-		snprintf(extra + n, n < len ? len - n : 0, ",\n  \"leaked_mbufs\": %u", leaked);
-}
-
-int xio_dpdk_run(const struct xio_config *cfg, volatile int *stop, struct xio_counters *total,
-		 double *elapsed_s, char *extra, size_t extra_len)
+int xio_dpdk_run(const struct xio_config *cfg, const int *stop, struct xio_run_result *res)
 {
 	struct xio_run r = { .cfg = cfg };
 	unsigned leaked;
 	int rc = -1;
 
-	memset(total, 0, sizeof(*total));
-	*elapsed_s = 0;
 	if (xio_run_ports(&r) < 0 || xio_run_queues(&r) < 0)
 		goto out;
 	if (xio_run_start(&r) < 0) {
-		__atomic_store_n(&r.dp->quit, 1, __ATOMIC_RELAXED);
+		XIO_STORE(r.dp->quit, 1);
 		rte_eal_mp_wait_lcore();
 		goto out;
 	}
@@ -446,13 +415,18 @@ int xio_dpdk_run(const struct xio_config *cfg, volatile int *stop, struct xio_co
 		cfg->mode == XIO_MODE_PIPELINE ? "pipeline" : "rtc", cfg->rxq, cfg->burst,
 		cfg->stage.udp_port, xio_overflow_name(cfg->stage.overflow),
 		cfg->stage.drop_invalid ? ", invalid XIO dropped" : "");
-	xio_run_control(&r, stop);
-	xio_dp_counters(r.dp, total);
-	*elapsed_s = (double)(r.end_tsc - r.start_tsc) / rte_get_tsc_hz();
+	xio_run_loop(cfg, &xio_dpdk_ops, &r, stop, res);
+	rte_eal_mp_wait_lcore();
+	xio_run_extra(&r, &res->json);
 	rc = 0;
 out:
-	xio_run_extra(&r, extra, extra_len);
 	leaked = xio_run_teardown(&r);
-	xio_run_extra_leaked(extra, extra_len, leaked);
+	if (rc == 0) {
+		/* once the pool has been checked (null: unknown) */
+		if (leaked == XIO_LEAKS_UNKNOWN)
+			xio_json_null(&res->json, "leaked_mbufs");
+		else
+			xio_json_u64(&res->json, "leaked_mbufs", leaked);
+	}
 	return rc;
 }

@@ -10,6 +10,7 @@
 
 #include "xio_config.h"
 #include "xio_counters.h"
+#include "xio_run.h"
 
 enum xio_dpdk_status {
 	XIO_DPDK_FAILED = -1,     /* logged: a configuration or setup error */
@@ -24,11 +25,11 @@ int xio_dpdk_open(const struct xio_config *cfg, int argc, char **argv, char *why
 /* --list-ports, once the EAL is open. */
 void xio_dpdk_list_ports(void);
 
-/* Forwards until *stop, --duration or --idle-exit, drains and closes the
- * ports. Fills *total, *elapsed_s (forwarding time) and extra, the run's own
- * JSON members ("  \"key\": value" lines joined by ",\n"). 0 or -1. */
-int xio_dpdk_run(const struct xio_config *cfg, volatile int *stop, struct xio_counters *total,
-		 double *elapsed_s, char *extra, size_t extra_len);
+/* Forwards until *stop (XIO_LOAD), --duration or --idle-exit under the run
+ * layer, drains and closes the ports. Fills res: the run layer's part, then
+ * the driver's own JSON members (mode, stages, lcores, hardware, ports,
+ * leaked_mbufs). 0 or -1. */
+int xio_dpdk_run(const struct xio_config *cfg, const int *stop, struct xio_run_result *res);
 
 /* Releases the EAL. */
 void xio_dpdk_close(void);

@@ -49,11 +49,12 @@ XIO_XDP_LIBS      := $(LIBXDP_LIBS) $(LIBBPF_LIBS) -lnuma -lpthread
 # Unit test: the XDP program through BPF_PROG_TEST_RUN, the frames it hands
 # to AF_XDP through the stage core, against the vectors.
 XDP_UNIT := $(XDP_BUILD)/xdp_unit
-$(XDP_UNIT): tests/xdp/xdp_unit.c tests/unit/xio_unit.c pipeline/xio_counters.c drivers/xio_pcap.c \
+$(XDP_UNIT): tests/xdp/xdp_unit.c tests/unit/xio_unit.c pipeline/xio_counters.c common/xio_pcap.c \
+		common/xio_buf.c common/xio_json.c common/xio_metrics.c \
 		$(XDP_SKEL) \
 		$(XDP_HDRS) $(STAGES_LIB) | $(XDP_BUILD)
 	$(CC) $(XDP_CFLAGS) -Itests/unit $(PCAP_CFLAGS) $(CUNIT_CFLAGS) $(filter %.c,$^) \
-		$(STAGES_LIB) $(XIO_XDP_LIBS) $(ISAL_LIBS) $(PCAP_LIBS) $(CUNIT_LIBS) -o $@
+		$(STAGES_LIB) $(XIO_XDP_LIBS) $(ISAL_LIBS) $(PCAP_LIBS) $(CUNIT_LIBS) -lm -o $@
 
 ALL += $(XDP_UNIT)
 

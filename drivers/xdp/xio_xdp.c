@@ -3,9 +3,9 @@
  * program from its skeleton with the stage configuration in .rodata, opens
  * one AF_XDP worker per ingress queue (xio_xsk.c), fills the DEVMAP and
  * XSKMAP, attaches with libbpf's bpf_xdp_attach (native, else generic), then
- * watches the per-CPU counters for idle-exit, duration and the periodic
- * stats line until told to stop. At the end: detach, let the workers finish
- * what they hold, and sum kernel and user-space counters.
+ * hands the run layer (pipeline/xio_run.h) its operations: the per-CPU
+ * counters for idle-exit and the stats line; at the stop, detach and let
+ * the workers finish what they hold; the totals are kernel plus user space.
  *
  * --bidirectional: a second instance of the program (its own maps and
  * counters) on the egress, redirecting to the ingress; the workers take
@@ -23,13 +23,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
 
+#include "xio_log.h"
 #include "xio_xdp.h"
 #include "xio_xdp.skel.h"
 #include "xio_xdp_shared.h"
@@ -60,16 +60,11 @@ struct xdp_run {
 	struct xio_xsk *xsk[XIO_XDP_MAX_QUEUES];
 	unsigned nq;
 	int ncpus;
-	struct xio_xdp_stats *percpu;
+	__u64 seen;       /* frames the programs had seen at last_rx_s */
+	double last_rx_s; /* when that count last moved */
+	__u64 lost;       /* frames lost before AF_XDP, once stopped */
+	bool stopped;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static const char *mode_name(enum xio_xdp_mode m)
 {
@@ -145,7 +140,7 @@ static int load_prog(struct xdp_run *r, struct xdp_side *sd, enum xio_xdp_mode m
 
 	sd->skel = xio_xdp_bpf__open();
 	if (!sd->skel) {
-		fprintf(stderr, "xdp: cannot open the XDP program: %s\n", strerror(errno));
+		XIO_LOG(ERR, "xdp: cannot open the XDP program: %s", strerror(errno));
 		return -1;
 	}
 	sd->skel->rodata->cfg_udp_port = cfg->stage.udp_port;
@@ -155,7 +150,7 @@ static int load_prog(struct xdp_run *r, struct xdp_side *sd, enum xio_xdp_mode m
 	sd->skel->rodata->cfg_tx_same = r->same;
 	err = xio_xdp_bpf__load(sd->skel);
 	if (err) {
-		fprintf(stderr, "xdp: the kernel refused the XDP program (%s mode): %s%s\n",
+		XIO_LOG(ERR, "xdp: the kernel refused the XDP program (%s mode): %s%s",
 			mode_name(mode), strerror(-err),
 			err == -EPERM ? " (needs root or CAP_BPF + CAP_NET_ADMIN)" : "");
 		xio_xdp_bpf__destroy(sd->skel);
@@ -176,7 +171,7 @@ static int load_progs(struct xdp_run *r)
 	if (load_prog(r, &r->side[0], r->mode)) {
 		if (want != XIO_XDP_MODE_AUTO || load_prog(r, &r->side[0], XIO_XDP_MODE_AFXDP))
 			return -1;
-		fprintf(stderr, "xdp: using afxdp mode instead\n");
+		XIO_LOG(NOTICE, "xdp: using afxdp mode instead");
 		r->mode = XIO_XDP_MODE_AFXDP;
 	}
 	for (i = 1; i < r->nsides; i++)
@@ -187,7 +182,7 @@ static int load_progs(struct xdp_run *r)
 
 		if (bpf_map_update_elem(bpf_map__fd(r->side[i].skel->maps.xio_egress), &key, &ifx,
 					BPF_ANY)) {
-			fprintf(stderr, "xdp: %s cannot be a redirect target: %s\n",
+			XIO_LOG(ERR, "xdp: %s cannot be a redirect target: %s",
 				i ? r->side[0].name : r->egress, strerror(errno));
 			return -1;
 		}
@@ -206,7 +201,7 @@ static int attach(struct xdp_side *sd)
 			goto done;
 		if (err == -EBUSY || err == -EEXIST)
 			goto busy;
-		fprintf(stderr, "xdp: native XDP on %s failed (%s); falling back to generic XDP\n",
+		XIO_LOG(NOTICE, "xdp: native XDP on %s failed (%s); falling back to generic XDP",
 			sd->name, strerror(-err));
 		sd->generic = true;
 	}
@@ -215,15 +210,14 @@ static int attach(struct xdp_side *sd)
 		goto done;
 	if (err == -EBUSY || err == -EEXIST)
 		goto busy;
-	fprintf(stderr, "xdp: cannot attach the XDP program to %s: %s\n", sd->name,
+	XIO_LOG(ERR, "xdp: cannot attach the XDP program to %s: %s", sd->name,
 		strerror(-err));
 	return -1;
 done:
 	sd->attached = true;
 	return 0;
 busy:
-	fprintf(stderr,
-		"xdp: %s already has an XDP program; remove it first (ip link set dev %s xdp off)\n",
+	XIO_LOG(ERR, "xdp: %s already has an XDP program; remove it first (ip link set dev %s xdp off)",
 		sd->name, sd->name);
 	return -1;
 }
@@ -251,18 +245,18 @@ static int check_queues(struct xdp_run *r)
 
 	r->nq = count_queues(a, "rx-");
 	if (r->nq > XIO_XDP_MAX_QUEUES) {
-		fprintf(stderr, "xdp: %s has %u RX queues, at most %d are supported "
-			"(ethtool -L %s combined N)\n", a, r->nq, XIO_XDP_MAX_QUEUES, a);
+		XIO_LOG(ERR, "xdp: %s has %u RX queues, at most %d are supported "
+			"(ethtool -L %s combined N)", a, r->nq, XIO_XDP_MAX_QUEUES, a);
 		return -1;
 	}
 	if (!r->same && b_txq < r->nq) {
-		fprintf(stderr, "xdp: egress %s has %u TX queues for %u RX queues on %s; "
-			"give it as many (ethtool -L) or fewer to %s\n", b, b_txq, r->nq, a, a);
+		XIO_LOG(ERR, "xdp: egress %s has %u TX queues for %u RX queues on %s; "
+			"give it as many (ethtool -L) or fewer to %s", b, b_txq, r->nq, a, a);
 		return -1;
 	}
 	if (r->nsides > 1 && (count_queues(b, "rx-") != r->nq || count_queues(a, "tx-") < r->nq)) {
-		fprintf(stderr, "xdp: --bidirectional needs as many RX queues on %s as on %s (%u "
-			"and %u) and as many TX queues on each (ethtool -L IF combined N)\n", b, a,
+		XIO_LOG(ERR, "xdp: --bidirectional needs as many RX queues on %s as on %s (%u "
+			"and %u) and as many TX queues on each (ethtool -L IF combined N)", b, a,
 			count_queues(b, "rx-"), r->nq);
 		return -1;
 	}
@@ -298,7 +292,7 @@ static int open_workers(struct xdp_run *r)
 
 			if (bpf_map_update_elem(bpf_map__fd(r->side[i].skel->maps.xio_xsks), &q, &fd,
 						BPF_ANY)) {
-				fprintf(stderr, "xdp: XSKMAP entry for %s queue %u: %s\n",
+				XIO_LOG(ERR, "xdp: XSKMAP entry for %s queue %u: %s",
 					r->side[i].name, q, strerror(errno));
 				return -1;
 			}
@@ -309,22 +303,29 @@ static int open_workers(struct xdp_run *r)
 	return 0;
 }
 
-/* The kernel counters of one side's program, summed over the CPUs. */
+/* The kernel counters of one side's program, summed over the CPUs. The
+ * control loop and the --metrics thread both read them: each call has its
+ * own per-CPU buffer (the control path, never the data path). */
 static int side_stats(struct xdp_run *r, unsigned side, struct xio_xdp_stats *sum)
 {
+	struct xio_xdp_stats *percpu = calloc((size_t)r->ncpus, sizeof(*percpu));
 	__u32 key = 0;
 	int c, i;
 
 	memset(sum, 0, sizeof(*sum));
-	if (bpf_map_lookup_elem(bpf_map__fd(r->side[side].skel->maps.xio_stats), &key, r->percpu))
+	if (!percpu ||
+	    bpf_map_lookup_elem(bpf_map__fd(r->side[side].skel->maps.xio_stats), &key, percpu)) {
+		free(percpu);
 		return -1;
+	}
 	for (c = 0; c < r->ncpus; c++) {
-		const __u64 *v = (const __u64 *)&r->percpu[c];
+		const __u64 *v = (const __u64 *)&percpu[c];
 		__u64 *s = (__u64 *)sum;
 
 		for (i = 0; i < (int)(sizeof(*sum) / sizeof(__u64)); i++)
 			s[i] += v[i];
 	}
+	free(percpu);
 	return 0;
 }
 
@@ -391,50 +392,99 @@ static void total_counters(struct xdp_run *r, unsigned dir, const struct xio_xdp
 	xio_counters_add(total, user);
 }
 
-static void print_stats(struct xdp_run *r, const struct xio_xdp_stats *k, double t)
+/* The run layer's operations (pipeline/xio_run.h) on the XDP data path. */
+static void xdp_counters(void *drv, struct xio_counters *c)
 {
-	struct xio_counters c, u;
+	struct xdp_run *r = drv;
+	struct xio_xdp_stats k;
+	struct xio_counters u;
 
-	total_counters(r, XIO_MAX_DIRS, k, &c, &u);
-	printf("xdp %.1fs: rx %llu tx %llu dropped %llu narrowed %llu tokens %llu "
-	       "bytes in %llu out %llu (AF_XDP %llu)\n", t,
-	       (unsigned long long)c.rx_packets, (unsigned long long)c.tx_packets,
-	       (unsigned long long)c.dropped_packets, (unsigned long long)c.narrowed_packets,
-	       (unsigned long long)c.tokens_narrowed, (unsigned long long)c.bytes_in,
-	       (unsigned long long)c.bytes_out, (unsigned long long)u.rx_packets);
-	fflush(stdout);
+	if (kernel_stats(r, &k, NULL))
+		memset(&k, 0, sizeof(k));
+	total_counters(r, XIO_MAX_DIRS, &k, c, &u);
 }
 
-/* Runs until *stop, duration or idle-exit; returns the forwarding time. */
-static double watch(struct xdp_run *r, volatile int *stop)
+static unsigned xdp_directions(void *drv, struct xio_direction d[XIO_MAX_DIRS])
 {
-	const struct xio_config *cfg = r->cfg;
-	double start = now_s(), last = start, next_print = start + cfg->stats_interval_s, t;
-	struct xio_xdp_stats k;
-	__u64 seen = 0, s;
+	struct xdp_run *r = drv;
+	struct xio_xdp_stats k, per[XIO_MAX_DIRS];
+	struct xio_counters u;
 
-	for (;;) {
-		usleep(XDP_POLL_US);
-		t = now_s();
-		if (!kernel_stats(r, &k, NULL)) {
-			s = k.rx_packets + k.to_user + k.no_socket;
-			if (s != seen) {
-				seen = s;
-				last = t;
-			}
-		}
-		if (*stop)
-			return t - start;
-		if (cfg->duration_s > 0 && t - start >= cfg->duration_s)
-			return t - start;
-		if (cfg->idle_exit_ms && (t - last) * 1000.0 >= cfg->idle_exit_ms)
-			return last - start;
-		if (cfg->stats_interval_s > 0 && t >= next_print) {
-			print_stats(r, &k, t - start);
-			next_print += cfg->stats_interval_s;
+	if (kernel_stats(r, &k, per))
+		memset(per, 0, sizeof(per));
+	for (unsigned i = 0; i < r->nsides; i++) {
+		memset(&d[i], 0, sizeof(d[i]));
+		total_counters(r, r->nsides > 1 ? i : XIO_MAX_DIRS, &per[i], &d[i].c, &u);
+		d[i].iface = r->side[i].name;
+		d[i].egress = r->nsides > 1 ? r->side[1 - i].name : r->egress;
+	}
+	return r->nsides;
+}
+
+/* Idle since the programs' count of frames seen last moved. */
+static double xdp_idle_s(void *drv, double now, double *ago_s)
+{
+	struct xdp_run *r = drv;
+	struct xio_xdp_stats k;
+	__u64 s;
+
+	if (r->last_rx_s == 0)
+		r->last_rx_s = now;
+	if (!kernel_stats(r, &k, NULL)) {
+		s = k.rx_packets + k.to_user + k.no_socket;
+		if (s != r->seen) {
+			r->seen = s;
+			r->last_rx_s = now;
 		}
 	}
+	*ago_s = now - r->last_rx_s;
+	return *ago_s;
 }
+
+/* Detaches, then lets the workers finish what they hold. */
+static void xdp_quit(void *drv)
+{
+	struct xdp_run *r = drv;
+
+	detach(r);
+	for (unsigned q = 0; q < r->nq; q++) {
+		xio_xsk_stop(r->xsk[q]);
+		for (unsigned i = 0; i < r->nsides; i++)
+			r->lost += xio_xsk_lost(r->xsk[q], i);
+	}
+	r->stopped = true;
+}
+
+static bool xdp_done(void *drv, double since_quit_s)
+{
+	(void)since_quit_s;
+	return ((struct xdp_run *)drv)->stopped;
+}
+
+/* What went through AF_XDP, of the totals. */
+static void xdp_line_tail(void *drv, struct xio_buf *b)
+{
+	struct xdp_run *r = drv;
+	struct xio_xdp_stats k;
+	struct xio_counters c, u;
+
+	if (kernel_stats(r, &k, NULL))
+		memset(&k, 0, sizeof(k));
+	total_counters(r, XIO_MAX_DIRS, &k, &c, &u);
+	xio_buf_printf(b, " | %s mode, AF_XDP rx %llu", mode_name(r->mode),
+		       (unsigned long long)u.rx_packets);
+}
+
+static const struct xio_run_ops xdp_ops = {
+	.driver = "xdp",
+	.period_us = XDP_POLL_US,
+	.counters = xdp_counters,
+	.directions = xdp_directions,
+	.idle_s = xdp_idle_s,
+	.quit = xdp_quit,
+	.done = xdp_done,
+	.line_tail = xdp_line_tail,
+};
 
 static void cleanup(struct xdp_run *r)
 {
@@ -445,7 +495,6 @@ static void cleanup(struct xdp_run *r)
 		xio_xsk_close(r->xsk[q]);
 	for (q = 0; q < XIO_MAX_DIRS; q++)
 		xio_xdp_bpf__destroy(r->side[q].skel);
-	free(r->percpu);
 }
 
 /* The interfaces, and what --bidirectional needs of them. */
@@ -454,27 +503,27 @@ static int resolve(struct xdp_run *r)
 	const struct xio_config *cfg = r->cfg;
 
 	if (!cfg->iface || !*cfg->iface) {
-		fprintf(stderr, "xdp: no interface: give --iface IF\n");
+		XIO_LOG(ERR, "xdp: no interface: give --iface IF");
 		return -1;
 	}
 	r->egress = cfg->egress && *cfg->egress ? cfg->egress : cfg->iface;
 	r->side[0].name = cfg->iface;
 	r->side[0].ifindex = (int)if_nametoindex(cfg->iface);
 	if (!r->side[0].ifindex) {
-		fprintf(stderr, "xdp: no interface named '%s' (--iface)\n", cfg->iface);
+		XIO_LOG(ERR, "xdp: no interface named '%s' (--iface)", cfg->iface);
 		return -1;
 	}
 	r->egress_ifindex = (int)if_nametoindex(r->egress);
 	if (!r->egress_ifindex) {
-		fprintf(stderr, "xdp: no interface named '%s' (--egress)\n", r->egress);
+		XIO_LOG(ERR, "xdp: no interface named '%s' (--egress)", r->egress);
 		return -1;
 	}
 	r->same = r->egress_ifindex == r->side[0].ifindex;
 	r->nsides = 1;
 	if (cfg->bidirectional) {
 		if (r->same) {
-			fprintf(stderr, "xdp: --bidirectional needs two interfaces: --iface A "
-				"--egress B (both are %s)\n", cfg->iface);
+			XIO_LOG(ERR, "xdp: --bidirectional needs two interfaces: --iface A "
+				"--egress B (both are %s)", cfg->iface);
 			return -1;
 		}
 		r->side[1].name = r->egress;
@@ -486,54 +535,20 @@ static int resolve(struct xdp_run *r)
 	return 0;
 }
 
-/* The run's own JSON members; with --bidirectional, the counters of each
- * direction. */
-static void run_extra(struct xdp_run *r, const struct xio_xdp_stats per[XIO_MAX_DIRS],
-		      __u64 lost, __u64 no_socket, char *extra, size_t len)
+int xio_xdp_run(const struct xio_config *cfg, const int *stop, struct xio_run_result *res)
 {
-	struct xio_counters c, u;
-	size_t n;
-
-	n = (size_t)snprintf(extra, len,
-			     "  \"driver\": \"xdp\",\n  \"xdp_mode\": \"%s\",\n"
-			     "  \"afxdp_lost\": %llu,\n  \"afxdp_no_socket\": %llu",
-			     mode_name(r->mode), (unsigned long long)lost,
-			     (unsigned long long)no_socket);
-	if (r->nsides < 2 || n >= len)
-		return;
-	n += (size_t)snprintf(extra + n, len - n, ",\n  \"directions\": {");
-	for (unsigned d = 0; d < r->nsides && n < len; d++) {
-		total_counters(r, d, &per[d], &c, &u);
-		n += (size_t)snprintf(extra + n, len - n,
-				      "%s\n    \"%s\": {\"iface\": \"%s\", \"egress\": \"%s\", ",
-				      d ? "," : "", xio_direction_name(d), r->side[d].name,
-				      r->side[1 - d].name);
-		if (n < len)
-			n += xio_counters_json_members(extra + n, len - n, &c);
-		if (n < len)
-			n += (size_t)snprintf(extra + n, len - n, "}");
-	}
-	if (n < len)
-		snprintf(extra + n, len - n, "\n  }");
-}
-
-int xio_xdp_run(const struct xio_config *cfg, volatile int *stop, struct xio_counters *total,
-		double *elapsed_s, char *extra, size_t extra_len)
-{
-	struct xio_xdp_stats k, per[XIO_MAX_DIRS];
+	struct xio_xdp_stats k;
 	struct xio_counters user;
 	struct xdp_run r;
-	__u64 lost = 0;
-	unsigned q, i;
+	unsigned i;
 
 	memset(&r, 0, sizeof(r));
 	r.cfg = cfg;
 	if (resolve(&r))
 		return -1;
 	r.ncpus = libbpf_num_possible_cpus();
-	r.percpu = r.ncpus > 0 ? calloc(r.ncpus, sizeof(*r.percpu)) : NULL;
-	if (!r.percpu) {
-		fprintf(stderr, "xdp: cannot size the per-CPU counters\n");
+	if (r.ncpus <= 0) {
+		XIO_LOG(ERR, "xdp: cannot size the per-CPU counters");
 		return -1;
 	}
 	if (load_progs(&r) || open_workers(&r))
@@ -541,35 +556,32 @@ int xio_xdp_run(const struct xio_config *cfg, volatile int *stop, struct xio_cou
 	for (i = 0; i < r.nsides; i++)
 		if (attach(&r.side[i]))
 			goto fail;
-	fprintf(stderr, "xdp: %s mode on %s (%s XDP), egress %s%s, %u queue(s), UDP port %u\n",
+	XIO_LOG(INFO, "xdp: %s mode on %s (%s XDP), egress %s%s, %u queue(s), UDP port %u",
 		mode_name(r.mode), cfg->iface, r.side[0].generic ? "generic" : "native", r.egress,
 		r.same ? " (XDP_TX)" : " (DEVMAP redirect)", r.nq, cfg->stage.udp_port);
 	if (r.nsides > 1)
-		fprintf(stderr, "xdp: bidirectional: %s mode on %s (%s XDP) too, egress %s "
-			"(DEVMAP redirect)\n", mode_name(r.mode), r.side[1].name,
+		XIO_LOG(INFO, "xdp: bidirectional: %s mode on %s (%s XDP) too, egress %s "
+			"(DEVMAP redirect)", mode_name(r.mode), r.side[1].name,
 			r.side[1].generic ? "generic" : "native", cfg->iface);
 
-	*elapsed_s = watch(&r, stop);
+	xio_run_loop(cfg, &xdp_ops, &r, stop, res);
 
-	detach(&r);
-	for (q = 0; q < r.nq; q++) {
-		xio_xsk_stop(r.xsk[q]);
-		for (i = 0; i < r.nsides; i++)
-			lost += xio_xsk_lost(r.xsk[q], i);
-	}
-	if (kernel_stats(&r, &k, per)) {
-		fprintf(stderr, "xdp: cannot read the kernel counters: %s\n", strerror(errno));
+	if (kernel_stats(&r, &k, NULL)) {
+		XIO_LOG(ERR, "xdp: cannot read the kernel counters: %s", strerror(errno));
 		goto fail;
 	}
-	total_counters(&r, XIO_MAX_DIRS, &k, total, &user);
-	fprintf(stderr, "xdp: %llu frame(s) finished in the kernel, %llu through AF_XDP\n",
-		(unsigned long long)(total->rx_packets - user.rx_packets),
+	total_counters(&r, XIO_MAX_DIRS, &k, &res->total, &user);
+	XIO_LOG(INFO, "xdp: %llu frame(s) finished in the kernel, %llu through AF_XDP",
+		(unsigned long long)(res->total.rx_packets - user.rx_packets),
 		(unsigned long long)user.rx_packets);
-	if (lost || k.no_socket)
-		fprintf(stderr, "xdp: ERROR: %llu frame(s) lost before AF_XDP (socket rings full), "
-			"%llu on queues without a socket\n", (unsigned long long)lost,
+	if (r.lost || k.no_socket)
+		XIO_LOG(ERR, "xdp: ERROR: %llu frame(s) lost before AF_XDP (socket rings full), "
+			"%llu on queues without a socket", (unsigned long long)r.lost,
 			(unsigned long long)k.no_socket);
-	run_extra(&r, per, lost, k.no_socket, extra, extra_len);
+	/* the driver's own members: nothing may be lost on the way to AF_XDP */
+	xio_json_str(&res->json, "xdp_mode", mode_name(r.mode));
+	xio_json_u64(&res->json, "afxdp_lost", r.lost);
+	xio_json_u64(&res->json, "afxdp_no_socket", k.no_socket);
 	cleanup(&r);
 	return 0;
 fail:

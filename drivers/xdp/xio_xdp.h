@@ -8,14 +8,13 @@
 
 #include "xio_config.h"
 #include "xio_counters.h"
+#include "xio_run.h"
 
-/* Runs the XDP path. Returns 0 with *total, *elapsed_s and extra filled, or
- * -1 after logging why to stderr. extra gets the run's own JSON members
- * ("  \"key\": value" lines joined by ",\n"): the mode, and the frames the
- * kernel could not hand to AF_XDP, which never reach the counters. Stops when
- * *stop becomes non-zero (signal handler), or on cfg->idle_exit_ms /
- * cfg->duration_s. */
-int xio_xdp_run(const struct xio_config *cfg, volatile int *stop, struct xio_counters *total,
-		double *elapsed_s, char *extra, size_t extra_len);
+/* Runs the XDP path under the run layer. Returns 0 with res filled, or -1
+ * after logging why. The driver's own JSON members: the mode, and the
+ * frames the kernel could not hand to AF_XDP, which never reach the
+ * counters. Stops when *stop becomes non-zero (signal handler, XIO_LOAD),
+ * or on cfg->idle_exit_ms / cfg->duration_s. */
+int xio_xdp_run(const struct xio_config *cfg, const int *stop, struct xio_run_result *res);
 
 #endif /* XIO_XDP_H */

@@ -29,6 +29,7 @@
 #include <linux/if_xdp.h>
 #include <xdp/xsk.h>
 
+#include "xio_log.h"
 #include "xio_xsk.h"
 
 #ifndef XDP_USE_SG
@@ -90,7 +91,7 @@ struct xio_xsk {
 	struct xio_stage_cfg stage;
 	pthread_t thread;
 	bool started;
-	volatile int stop;
+	int stop; /* release by xio_xsk_stop, acquire by the worker */
 
 	/* free UMEM chunks, not in a fill ring */
 	uint64_t *free_addr;
@@ -154,7 +155,7 @@ static void kick_tx(struct xio_xsk *x, struct xsk_port *pt)
 		return;
 	if (sendto(pt->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 && errno != EAGAIN &&
 	    errno != EBUSY && errno != ENOBUFS && errno != ENETDOWN)
-		fprintf(stderr, "xdp: AF_XDP transmit on queue %u: %s\n", x->p.queue, strerror(errno));
+		XIO_LOG(ERR, "xdp: AF_XDP transmit on queue %u: %s", x->p.queue, strerror(errno));
 }
 
 static void kick_all(struct xio_xsk *x)
@@ -287,7 +288,7 @@ static void *worker(void *arg)
 			poll(pfd, x->ndirs, 1);
 	}
 	if (inflight(x))
-		fprintf(stderr, "xdp: queue %u: %u frame(s) sent without a completion at stop\n",
+		XIO_LOG(ERR, "xdp: queue %u: %u frame(s) sent without a completion at stop",
 			x->p.queue, inflight(x));
 	return NULL;
 }
@@ -330,7 +331,7 @@ static int open_port(struct xio_xsk *x, unsigned i, const char *ifname,
 						pt->tx_on ? &pt->tx : NULL, &pt->fill, &pt->comp,
 						&scfg);
 	if (err) {
-		fprintf(stderr, "xdp: AF_XDP socket on %s queue %u: %s%s\n", ifname, p->queue,
+		XIO_LOG(ERR, "xdp: AF_XDP socket on %s queue %u: %s%s", ifname, p->queue,
 			strerror(-err),
 			err == -EINVAL && pt->rx_on ? " (multi-buffer AF_XDP, XDP_USE_SG, needs "
 						      "Linux 6.6 or later)" : "");
@@ -391,13 +392,13 @@ int xio_xsk_open(struct xio_xsk **out, const struct xio_xsk_params *p)
 	x->area_len = (size_t)x->nframes * XSK_FRAME_SIZE;
 	x->area = umem_alloc(x, x->area_len, p->numa_node);
 	if (!x->free_addr || !x->area) {
-		fprintf(stderr, "xdp: cannot allocate the AF_XDP UMEM (%zu bytes)\n", x->area_len);
+		XIO_LOG(ERR, "xdp: cannot allocate the AF_XDP UMEM (%zu bytes)", x->area_len);
 		goto fail;
 	}
 	err = xsk_umem__create(&x->umem, x->area, x->area_len, &x->port[0].fill,
 			       &x->port[0].comp, &ucfg);
 	if (err) {
-		fprintf(stderr, "xdp: AF_XDP UMEM: %s\n", strerror(-err));
+		XIO_LOG(ERR, "xdp: AF_XDP UMEM: %s", strerror(-err));
 		goto fail;
 	}
 	if (open_port(x, 0, p->iface, scfg) || (x->nports > 1 && open_port(x, 1, p->egress, scfg)))
@@ -423,7 +424,7 @@ int xio_xsk_start(struct xio_xsk *x)
 	int err = pthread_create(&x->thread, NULL, worker, x);
 
 	if (err) {
-		fprintf(stderr, "xdp: worker thread for queue %u: %s\n", x->p.queue, strerror(err));
+		XIO_LOG(ERR, "xdp: worker thread for queue %u: %s", x->p.queue, strerror(err));
 		return -1;
 	}
 	x->started = true;
@@ -441,10 +442,9 @@ void xio_xsk_stop(struct xio_xsk *x)
 
 void xio_xsk_counters(const struct xio_xsk *x, unsigned dir, struct xio_counters *c)
 {
-	if (dir < x->ndirs)
-		memcpy(c, &x->dir[dir].cnt, sizeof(*c));
-	else
-		memset(c, 0, sizeof(*c));
+	memset(c, 0, sizeof(*c));
+	if (dir < x->ndirs) /* relaxed loads: the worker may be adding */
+		xio_counters_add(c, &x->dir[dir].cnt);
 }
 
 uint64_t xio_xsk_lost(const struct xio_xsk *x, unsigned dir)

@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """scripts/bench/cuda_feed.py --out DIR: the GPU feed on a CUDA machine.
 scripts/bench/cuda_feed.py --splice DIR/cuda_feed.md: its figures into
-docs/perf.md (section 6), on any machine.
+docs/perf.md (section 7), on any machine.
 
 Run from the root of a copy of the repository, with PyTorch and a GPU
-(docs/perf.md, section 6, says how it was run). It builds libxio and a
+(docs/perf.md, section 7, says how it was run). It builds libxio and a
 server without DPDK (make build/libxio.so build/xio-server; the test server
 build/tests/xcl-server when xio-server does not build there; ISA-L from
 .isal/*.deb when pkg-config does not find it), makes a 1 GiB INT32 token
@@ -62,6 +62,7 @@ def isal_flags():
         sys.exit("cuda_feed: ISA-L is not installed and .isal/ holds no libisal2 and "
                  "libisal-dev .deb to unpack (apt-get download libisal2 libisal-dev)")
     root = os.path.join(WORK, "isal")
+    os.makedirs(root, exist_ok=True)
     for d in debs:
         sh(["dpkg-deb", "-x", d, root], check=True)
     libdir = os.path.join(root, "usr", "lib", "x86_64-linux-gnu")
@@ -103,7 +104,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", help="folder for cuda_feed.csv and cuda_feed.md")
     ap.add_argument("--splice", metavar="CUDA_FEED_MD",
-                    help="measure nothing: put this cuda_feed.md into --md as its section 6 "
+                    help="measure nothing: put this cuda_feed.md into --md as its section 7 "
                          "(and into build/bench/, where make bench-report finds it)")
     ap.add_argument("--md", default=os.path.join(TOP, "docs", "perf.md"))
     ap.add_argument("--rounds", type=int, default=3)
@@ -264,7 +265,7 @@ def main():
     print(md)
 
 
-TITLE = "## 6. The GPU feed: UINT16 to the GPU, a DataLoader over xio"
+TITLE = "## 7. The GPU feed: UINT16 to the GPU, a DataLoader over xio"
 
 
 def splice_section(path, md):
@@ -273,7 +274,7 @@ def splice_section(path, md):
     text = open(path).read()
     if not text.startswith(TITLE + "\n"):
         sys.exit("cuda_feed: %s is not a cuda_feed.md (its first line is not %r)" % (path, TITLE))
-    keep = os.path.join(TOP, "build", "bench", "cuda_feed.md")
+    keep = os.path.join(TOP, "docs", "perf-data", "cuda_feed-h100.md")
     os.makedirs(os.path.dirname(keep), exist_ok=True)
     if os.path.abspath(path) != keep:
         shutil.copyfile(path, keep)

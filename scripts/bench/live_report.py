@@ -110,8 +110,8 @@ def live_section(path, out):
 
 def splice(md, section, title=TITLE):
     """Replace title's section of md (up to the next '## '), or insert it
-    before '## History' or '## How to read and rerun', whichever comes first
-    (at the end if there is neither)."""
+    before '## Why it is where it is' or '## How to read and rerun',
+    whichever comes first (at the end if there is neither)."""
     lines = open(md).read().split("\n") if os.path.exists(md) else []
     start = next((i for i, l in enumerate(lines) if l == title), None)
     if start is not None:
@@ -119,7 +119,8 @@ def splice(md, section, title=TITLE):
                    len(lines))
     else:
         start = end = next((i for i, l in enumerate(lines)
-                            if l.startswith(("## History", "## How to read and rerun"))),
+                            if l.startswith(("## Why it is where it is",
+                                                "## How to read and rerun"))),
                            len(lines))
     new = "\n".join(section).split("\n")
     with open(md, "w") as f:

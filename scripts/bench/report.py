@@ -20,165 +20,54 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from live_report import live_section  # noqa: E402
+from transport_report import transport_section  # noqa: E402
 
 FRAME_BYTES = 1530  # 364 tokens: 14 + 20 + 8 + 32 + 364 * 4
 FRAME_TOKENS = 364
 
 
-# What moved between rounds and why: the figures before, the change, and what
-# was measured for it (written by hand with the change; the tables above come
-# from this run).
-HISTORY = [
-    "## History", "",
-    "### Round 2 (issue 14)", "",
-    "Measured while the round was worked on, on the shared machine with other "
-    "builds and tests running: same-run A/B ratios (the old and the new binary "
-    "or kernel back to back), medians over rounds with the spread; the tables "
-    "above are the figures of the run that wrote this file.", "",
-    "- **XDP kernel mode** was 0.22 (0.19-0.59) of redirect, 1.088 Mpps. The BPF "
-    "program summed the whole UDP datagram with `bpf_csum_diff` first (its own pass "
-    "over the payload, and the first touch of the lines the sender had just "
-    "written: 23 % of the DUT's CPU samples in `csum_partial`), then narrowed token "
-    "by token (a 4-byte load, a compare, a 2-byte store and two bounds checks a "
-    "token: 22 %). Now one pass: 8-byte loads, 32 tokens a step with one bounds "
-    "check, eight tokens tested with one mask, the token sum for the UDP checksum "
-    "in the same pass (as the SIMD kernels: a wrong checksum widens back), the "
-    "IPv4 and UDP+XIO header sums inline, the IPv4 checksum by an RFC 1624 update, "
-    "and one load from every cache line of the datagram before the checks so that "
-    "their fetches overlap. The program alone (`BPF_PROG_TEST_RUN` on the bench "
-    "frame, the kernel's own duration, best of 7 x 20 passes; an empty XDP program "
-    "measures 46 ns): 472 -> 227 ns a frame. On the veths, old and new binary in "
-    "the same rounds (7 rounds each): forwarded / redirect 0.21 -> 0.30 (new: "
-    "0.19-0.47) with redirect at 1.98 Mpps, 0.32 -> 0.40 (0.29-0.46) at 1.13 Mpps, "
-    "forwarded Mpps x1.59 and x1.34 (before the line touching, which then took the "
-    "DUT's CPU time a frame from 984 to 853 ns and from 1081 to 925 ns in two more "
-    "runs). Goal >= 0.50: not met in these runs. What is "
-    "left, from the DUT's NAPI thread CPU time per frame in one 5-round run "
-    "(redirect 257 ns): parsing the headers and forwarding 291 ns (0.90), reading "
-    "every line of the frame and forwarding 411 ns (0.63), kernel mode 601 ns "
-    "(0.44; forwarded 0.47). The sender writes every frame on the other CPU, so "
-    "each of the 24 lines comes from its cache (redirect reads one); the scalar "
-    "narrowing (about four BPF instructions a token: no SIMD in BPF) is the rest.",
-    "- **avx512 checked at small sizes** was 0.79..0.90 of memcpy at 64-512 B and "
-    "0.88 at 2048 B. checked now steps 128 tokens at a time (eight vectors, one "
-    "test: three vpternlogd, a vpord and a vptestmd for 128 tokens, half the loop "
-    "overhead), then 64, 32 and 16. Each kernel in its own binary, memcpy then "
-    "the kernel, 9 invocations of 15 rounds, median of the best-batch ratios: "
-    "256 B 0.82 -> 0.90, 512 B 0.64 -> 0.69, 1024 B 0.90 -> 0.94, 1456 B 0.94 -> "
-    "0.94, 2048 B 0.92 -> 0.99, 4096 B 1.69 -> 1.70, 9000 B 1.46 -> 1.42; 128 B "
-    "0.78 -> 0.70, 64 B 0.64 -> 0.64 (the invocations spread by up to 0.15). Goal "
-    ">= 1 at every size from 256 B: not met below 4 KB. At 256-512 B memcpy costs "
-    "little more than the call: an empty function through the same pointer "
-    "measures 1.2-1.5 x memcpy's speed, memcpy copies 512 B in the time of 256 B, "
-    "and a loop with only the loads and stores of narrowing (no test, no sum) "
-    "reaches 1.28 at 256 B and 1.12 at 512 B; a straight-line path for exactly 64 "
-    "tokens with the test and the sum reaches 0.90 at 256 B, 1.00 without the "
-    "sum's final 16-lane reduction. The exact token sum (four vpaddd per 64 "
-    "tokens and one reduction a call, the contract every kernel keeps) is what "
-    "stands between the kernel and memcpy there.",
-    "- **XDP kernel mode, second pass** (where the program's time goes, `make "
-    "bench-xdp-prog`: `BPF_PROG_TEST_RUN` on the bench capture, the mean of each "
-    "frame's fastest run): an empty program 40 ns, a frame to another port "
-    "(parse, counters) 70-77 ns, an 8-token XIO frame 119-121 ns, the 364-token "
-    "bench frame 200-219 ns; so about 0.26 ns a token and 50 ns of fixed XIO work "
-    "(UDP checksum check about 10, rewrite 13, `bpf_xdp_adjust_tail` 6). Changed: "
-    "the steps after the first store their 32 tokens first and test them once (a "
-    "failing step still has its own tokens: its stores land where tokens i/2 to "
-    "i/2 + 15 stood), two tokens in six BPF instructions written as inline "
-    "assembly (load, OR into the range mask, add to the sum, `v * 0x10001 >> 16`, "
-    "4-byte store; clang had moved the sums after each test, spilled words to the "
-    "stack and reloaded the 64-bit mask every eight tokens), `touch_lines` four "
-    "lines a bounds check (it took 15 instructions a line), the UDP checksum's "
-    "five RFC 1624 updates in one fold. The program alone, old and new "
-    "alternately (5 invocations of 15 rounds, medians): 219 -> 201 ns, net of the "
-    "empty program 179 -> 161 (-10 %). On the veths, with the machine loaded by "
-    "other benchmarks (redirect's DUT CPU time 570 ns a frame against 257 "
-    "before): the program's own time (kernel BPF stats, 6 alternating rounds) 403 "
-    "-> 377 ns, the DUT's NAPI CPU time a frame 1049 -> 966 ns (-8 %); `make "
-    "bench-xdp` one round at a time, old and new binary alternately, 7 pairs: "
-    "forwarded / redirect 0.39 (0.29-0.57) -> 0.53 (0.38-0.87), the new one ahead "
-    "in every pair, with redirect at 0.32-3.56 Mpps (one more round of the new "
-    "one alone: 0.39 at 1.12 Mpps): the per-frame costs moved by 8-10 %, so the "
-    "size of that step is the loaded machine's as much as the program's. Tried "
-    "and dropped (no gain or a loss): 8-byte stores composed from two words (+5 % "
-    "in the test run), `v | v >> 16` instead of the multiply (equal), touching "
-    "the lines before the Ethernet parse and storing back the word loaded from "
-    "each line to be written (no difference measurable on the veths). What is "
-    "left is scarcely arithmetic: about three instructions a token, and the rest "
-    "is the frame's 24 lines coming from the sender's CPU (the program takes "
-    "260-400 ns on the veths against 160 ns in the test run).",
-    "- **avx512 checked, item 4 again.** Two findings. GCC had turned each "
-    "block's tree of additions into one chain through the accumulator: eight "
-    "dependent vpaddd a 128-token block, at 2 cycles each on this Zen 5 "
-    "(measured), against about 4 cycles of loads, shuffles and stores; an empty "
-    "asm barrier now keeps the tree, so one vpaddd a block is carried. And at "
-    "256-512 B a call costs what the core cannot overlap with the calls around "
-    "it, so every instruction, taken branch and long chain counts: 64..127 tokens "
-    "now run one straight block of 64 and a masked block for the rest (no loop, "
-    "no 32/16 cascade, no taken branch at 256 B); 128 and more run blocks of 128, "
-    "one of 64 and a masked rest in their own function; under 64 one masked "
-    "block; the range test shifts the block's OR right by 16 and tests it against "
-    "itself instead of broadcasting 0xFFFF0000 from a general register. Old and "
-    "new kernel in one binary, memcpy / old / new interleaved, 6 invocations of "
-    "201 rounds of 0.2 ms, median over invocations of each run's median ratio "
-    "(spread over invocations): 256 B 0.75 (0.74-0.92) -> 0.90 (0.90-1.10), 512 B "
-    "0.71 (0.65-0.91) -> 0.71 (0.61-0.86), 1024 B 0.87 (0.61-0.93) -> 0.98 "
-    "(0.96-1.03), 1456 B 0.94 (0.91-0.98) -> 1.08 (1.06-1.10), 2048 B 0.92 "
-    "(0.91-1.01) -> 1.06 (1.04-1.16), 4096 B 1.58 -> 2.16, 9000 B 1.33 -> 1.83; "
-    "64 B 0.51 -> 0.61, 128 B 0.58 -> 0.64. `bench_kernels` itself, old and new "
-    "kernel linked into the same bench, 5 alternating invocations of 41 rounds of "
-    "1 ms on a loaded machine: 256 B 0.89 (0.81-0.99) -> 1.10 (0.85-1.12), 512 B "
-    "0.62 (0.37-0.87) -> 0.70 (0.48-0.94), 1456 B 1.04 -> 1.13, 4096 B 1.59 -> "
-    "2.09. With source and destination 42 bytes past a cache line (as in a frame) "
-    "memcpy loses more than the kernel: 0.71 at 256 B, 0.85 at 512 B, 1.4-2.3 "
-    "from 1 KB; but 64-128 B drop from 0.50 to 0.40 there (four masked vectors "
-    "for under 64 tokens). Goal >= 1 from 256 B: met from 1 KB, not at 256 B "
-    "(0.90-1.00: the same code moves by 0.1 with where the linker puts it) and "
-    "not at 512 B. Why: straight-line kernels for exactly 64 / 128 tokens, "
-    "through the same pointer, measure: loads and stores only 1.33 / 0.94-1.00; "
-    "with the narrowing shuffles the same; with the range test 1.13 / 0.98; with "
-    "the exact sum 0.91-1.00 / 0.75-0.85, of which the final 16-lane reduction "
-    "(about 9 instructions and 20 cycles of latency) is 0.1. At 512 B memcpy's "
-    "eight loads and stores already fill the time the call takes. Tried and "
-    "dropped: other reductions (four 128-bit quarters; a store and scalar adds of "
-    "64-bit lane pairs; two pshufd and one vmovd), vpmovdw stores instead of "
-    "vpermt2w, the constant as a memory operand, one test over a block of 64 and "
-    "the masked rest together (worse), and no vzeroupper (0.1 better at 256 B in "
-    "one build, within the layout noise, and it leaves dirty upper state to the "
-    "caller). `bench_kernels` now aligns its buffers to cache lines (they were, "
-    "by where the linker put them). The AVX2 kernel added in the same pattern "
-    "and now keeps the tree too: 1456 B 0.66 -> 0.72, 4 KB 0.79 -> 0.94, 8 KB "
-    "0.64 -> 0.88 of memcpy (three alternating runs).",
-    "- **The payload pass** (item 1), rtc narrowing / the same binary forwarding "
-    "only on net_pcap, was 0.59 in round 1's tables (0.47 and 0.80 of testpmd io) "
-    "and about 0.64 in the issue; the capture now has the issue's 2048 frames. "
-    "`make bench-stage` (new, the table in section 2) takes a narrowed frame "
-    "apart outside DPDK: narrowing adds about 83 TSC ticks a frame to forwarding, "
-    "and cutting `xio_process()` short after each step (fastest of 4 runs) splits "
-    "that into the header checks 10, the fused pass 47 (the kernel alone on the "
-    "same just-copied payload: about 42, against 18 on a hot buffer in the kernel "
-    "table), the deferred UDP checksum check 11 and the rewrite 12. The pipeline "
-    "forwards at about 170 ticks a frame (its own counter), so 0.85 leaves about "
-    "30 ticks for all of the XIO work: less than the pass alone. Tried, measured "
-    "and dropped: classifying frame i + 1 and prefetching all its lines before "
-    "completing frame i (`xio_process()` split in two: about 10 ticks a frame "
-    "slower; the split's bookkeeping costs more than the prefetch saves, since "
-    "the hardware prefetcher already streams the payload in from L2); a plain "
-    "prefetch of the next frame while one is processed (no gain in ticks); "
-    "smaller bursts, which keep the payload in L1 (bench-stage: the kernel 17 "
-    "ticks and the whole frame 11 ticks faster in bursts of 8) but cost the PMD "
-    "as much again: `--burst 8` makes rtc and forward both 5-8 % faster (one run each) and "
-    "leaves their ratio where it was; summing the header words two at a time (no "
-    "fewer instructions). Kept: one kernel call for a payload in one piece "
-    "(`xio_frame_narrow` walked the segment list for every frame: 45 instructions "
-    "fewer a frame by callgrind, within the noise in ticks). What would move the "
-    "figure is outside the stage core: a PMD that does not copy every frame and a "
-    "NIC that vouches for the UDP checksum (mlx5 does both; the stage core "
-    "honours `RTE_MBUF_F_RX_L4_CKSUM_GOOD` and then skips the header sums). Goal "
-    ">= 0.85: not met, and not reachable on net_pcap with one pass at the speed "
-    "measured here."
-    "",
+# Why each figure is where it is: one short paragraph per summary line,
+# written by hand with the code that sets it (what changed and when is in
+# docs/CHANGES.md, not here).
+WHY = [
+    "## Why it is where it is", "",
+    "- **Narrowing / forwarding only (payload pass).** net_pcap copies every frame "
+    "into a fresh mbuf and the stage core then reads the payload once more: one "
+    "fused pass (range test, narrowing, token sum for the UDP checksum) on a payload "
+    "just copied, about 83 TSC ticks a frame over forwarding (header checks 10, the "
+    "pass 47, the deferred UDP checksum check 11, the rewrite 12; section 2). "
+    "Forwarding alone costs about 170 ticks, so 0.85 would leave 30 ticks for all the "
+    "XIO work. What would move it is outside the stage core: a PMD that does not copy "
+    "and a NIC that vouches for the UDP checksum (mlx5 does both; the stage core "
+    "honours `RTE_MBUF_F_RX_L4_CKSUM_GOOD`).",
+    "- **Against testpmd csum.** Both verify every payload in software; the stage "
+    "core's pass also narrows, and still runs faster than DPDK's checksum.",
+    "- **Kernels against memcpy.** From 1 KB the avx512 kernel keeps up with or beats "
+    "memcpy (it reads 4 bytes and writes 2 a token); at 256-512 B a call costs what "
+    "the core cannot overlap with its neighbours, and the final 16-lane reduction of "
+    "the exact sum (about 20 cycles of latency) is a tenth of it. Under 256 B memcpy "
+    "wins by construction.",
+    "- **XDP kernel mode against redirect.** Redirect reads one cache line of the "
+    "frame; kernel mode reads all 24 of a 1530-byte frame, which come from the "
+    "sender's CPU on a veth, and narrows in scalar BPF (about three instructions a "
+    "token: no SIMD in BPF). The program alone takes about 160 ns net of an empty "
+    "one in `BPF_PROG_TEST_RUN` and 260-400 ns on the veths.",
+    "- **AF_XDP mode.** Every XIO frame is copied into the socket's ring (copy mode "
+    "on veth) and back: it measures the kernel's copy path more than the worker.",
+    "- **The live path.** Through xio-pipeline the host receives half the bytes a "
+    "token and skips its own narrowing; the forwarder's cost hides behind the "
+    "server's pacing and the veths.",
+    "- **Transport against TCP.** Each row of section 5 says why in its own column: TCP "
+    "moves the file with sendfile in 64 KB segments, xio copies each payload twice on "
+    "the server and sends MTU-sized datagrams, each checked and placed by the client; "
+    "through the DPU xio's replies arrive narrowed, so the host takes half the bytes.",
+    "- **Training reads.** Random samples cost a request each (2,048 tokens, a few "
+    "datagrams) where a sequential read keeps the window full of large chunks, and every "
+    "libxio read ends with a wait of up to 5 ms (`TAIL_POLL_NS` in `client/xio_read.c`: "
+    "the reporting flow waits while the other flows finish), which a `read_ranges` call "
+    "of 256 samples pays once; numpy over a local memmap copies from the page cache.", "",
 ]
+
 
 def sh(cmd):
     try:
@@ -457,11 +346,11 @@ def pipeline_section(rows, path, out, plot_dir):
     res["forward_cpp"] = cyc("nocrc", "forward")
     res["rtc_cpp"] = cyc("nocrc", "rtc")
     if fw and rtc:
-        out.append("**The payload pass** (issue 14, item 1): xio-pipeline rtc narrowing "
+        out.append("**The payload pass**: xio-pipeline rtc narrowing "
                    "against the same binary forwarding only (*forward*), no CRC, per round: "
-                   "**%s** (%s-%s); goal >= 0.85. Round 1's goal, >= 0.90 of testpmd io, is "
-                   "retired: forwarding alone already stands at %s of testpmd io here, so it "
-                   "measured net_pcap's own copy. Per frame, xio-pipeline's counters give %s "
+                   "**%s** (%s-%s); goal >= 0.85. Against testpmd io the figure would "
+                   "measure net_pcap's own copy: forwarding alone already stands at %s of "
+                   "testpmd io here. Per frame, xio-pipeline's counters give %s "
                    "cycles forwarding and %s narrowing; the next section takes those extra "
                    "cycles apart. The honest comparison for a program that must verify a "
                    "checksum over every payload is testpmd's own software checksum engine: "
@@ -674,6 +563,7 @@ def main():
     ap.add_argument("--xdp")
     ap.add_argument("--live")
     ap.add_argument("--stage")
+    ap.add_argument("--transport")
     ap.add_argument("--section", action="append", default=[],
                     help="a section another benchmark wrote (markdown), kept if it exists")
     ap.add_argument("--md", required=True)
@@ -692,6 +582,7 @@ def main():
         pass
     xres = xdp_section(a.xdp, body, plot_dir)
     live_section(a.live, body)
+    transport_section(a.transport, body)
     for path in a.section:
         if os.path.exists(path):
             body.append(open(path).read())
@@ -722,7 +613,7 @@ def main():
         out.append("| xio-pipeline rtc narrowing / the same binary forwarding only, no CRC | **%s** | >= 0.85 |" % fnum(r[0], 2))
     r = pres.get(("nocrc", "rtc"))
     if r:
-        out.append("| xio-pipeline rtc, one forwarding core, no CRC / testpmd io | %s | (0.90, retired) |" % fnum(r[2], 2))
+        out.append("| xio-pipeline rtc, one forwarding core, no CRC / testpmd io | %s | |" % fnum(r[2], 2))
     for mode, label in (("forward", "xio-pipeline forward (nothing to narrow), no CRC"),
                         ("csum", "dpdk-testpmd csum (software checksums)")):
         r = pres.get(("nocrc", mode))
@@ -749,13 +640,14 @@ def main():
     out += body
     el = lambda path: next((c.split("=", 1)[1] for c in comments(path) if c.startswith("elapsed_s=")), None)
     took = ", ".join("%s %s s" % (n, t) for n, t in (("pipeline", el(a.pipeline)), ("XDP", el(a.xdp))) if t)
-    out += HISTORY
+    out += WHY
     out += ["## How to read and rerun", "",
             "- This run's measuring time: %s (plus about 20 s of kernel benchmark and the "
-            "build)." % (took or "not recorded"),
+            "build). What changed between runs, and why: [CHANGES.md](CHANGES.md)." % (took or "not recorded"),
             "- `make bench` runs `bench-kernels`, `bench-stage`, `bench-pipeline`, `bench-xdp` (root: "
             "namespaces and XDP; skipped with a note otherwise) and `bench-report`, which "
-            "rewrites this file and perf.png. Raw per-run figures: "
+            "rewrites this file and perf.png; `bench-live`, `bench-transport` (root) and "
+            "`bench-training` then rewrite their own sections. Raw per-run figures: "
             "`build/bench/kernels.csv`, `stage.csv`, `pipeline-runs.csv`, `xdp-runs.csv`; every run's "
             "log and stats JSON: `build/bench/logs/`. `BENCH_ROUNDS=N` changes the "
             "number of rounds (default 5).",

@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "client", "python"))
 import xio  # noqa: E402
 from live_report import splice  # noqa: E402
 
-TITLE = "## 5. Training reads: random samples through read_ranges"
+TITLE = "## 6. Training reads: random samples through read_ranges"
 SAMPLE = 2048
 
 
@@ -197,7 +197,7 @@ def section(rows, a, ntok, elapsed, stats):
     ] + [
         "",
         "The client's counters over the run: %d requests, %d re-requests, %d timeouts. "
-        "The machine is the shared 2-core VM of section 1 (load average %s at the end): the "
+        "The machine is the shared 2-core VM above (load average %s at the end): the "
         "server, the client and other engineers' builds share its cores, so these figures "
         "are noisy; one run's spread shows by how much." % (
             stats["requests"], stats["re_requests"], stats["timeouts"], " ".join(load)),

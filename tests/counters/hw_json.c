@@ -19,27 +19,42 @@ static void expect(int ok, const char *what, const char *got)
 	}
 }
 
+/* The members inside an object of their own, as the stats JSON nests them. */
+static void hw_text(struct xio_json *j, const struct xio_hwcounters *hw, uint64_t packets)
+{
+	xio_json_init(j);
+	xio_json_begin_array(j, NULL);
+	xio_json_begin_array(j, NULL);
+	xio_json_begin_object(j, NULL);
+	xio_hw_json(j, hw, packets);
+	xio_json_end_object(j);
+	xio_json_end_array(j);
+	xio_json_end_array(j);
+}
+
 static void test_format(void)
 {
 	struct xio_hwcounters hw = { .available = true,
 				     .value = { 3000, 4500, 30, 15 } };
 	static const char want[] =
-		"\"cycles\": 3000, \"instructions\": 4500, \"cache_misses\": 30, "
+		"[\n  [\n    {\"cycles\": 3000, \"instructions\": 4500, \"cache_misses\": 30, "
 		"\"branch_misses\": 15, \"ipc\": 1.500, \"cycles_per_packet\": 300.00, "
 		"\"instructions_per_packet\": 450.00, \"cache_misses_per_packet\": 3.00, "
-		"\"branch_misses_per_packet\": 1.50";
-	char buf[512], small[16];
-	int n;
+		"\"branch_misses_per_packet\": 1.50}\n  ]\n]\n";
+	struct xio_json j;
 
-	n = xio_hw_format_json(buf, sizeof(buf), &hw, 10);
-	expect(strcmp(buf, want) == 0 && n == (int)strlen(want), "format", buf);
-	n = xio_hw_format_json(small, sizeof(small), &hw, 10);
-	expect(n == (int)strlen(want) && strlen(small) == sizeof(small) - 1, "truncation", small);
-	n = xio_hw_format_json(buf, sizeof(buf), &hw, 0);
-	expect(strstr(buf, "\"cycles_per_packet\": 0.00") != NULL, "no packets", buf);
+	hw_text(&j, &hw, 10);
+	expect(strcmp(xio_json_text(&j), want) == 0 && xio_json_check(&j) == 0, "format",
+	       xio_json_text(&j));
+	xio_json_free(&j);
+	hw_text(&j, &hw, 0);
+	expect(strstr(xio_json_text(&j), "\"cycles_per_packet\": 0.00") != NULL, "no packets",
+	       xio_json_text(&j));
+	xio_json_free(&j);
 	hw.value[0] = 0;
-	xio_hw_format_json(buf, sizeof(buf), &hw, 10);
-	expect(strstr(buf, "\"ipc\": 0.000") != NULL, "no cycles", buf);
+	hw_text(&j, &hw, 10);
+	expect(strstr(xio_json_text(&j), "\"ipc\": 0.000") != NULL, "no cycles", xio_json_text(&j));
+	xio_json_free(&j);
 }
 
 /* Here: the counters open, count this loop and close; or they do not and

@@ -426,32 +426,38 @@ if [ -d "$m" ]; then
 fi
 
 # --- (e) command line, EAL and port errors; the build without DPDK ------
-# err DESC REGEX ARGS...: non-zero exit and a line matching REGEX.
+# err DESC REGEX ARGS...: exit 1 (a run that fails; WANT_RC=2: a bad command
+# line) and a line matching REGEX.
 err() {
-	local desc=$1 re=$2
+	local desc=$1 re=$2 rc want=${WANT_RC:-1}
 	shift 2
-	if xp "$T/log" "$@"; then
-		bad "$desc: exit 0"; show "$T/log"
+	xp "$T/log" "$@"
+	rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		bad "$desc: exit $rc, want $want"; show "$T/log"
 	elif grep -Eq -- "$re" "$T/log"; then ok; else bad "$desc: no line matching '$re'"; show "$T/log"; fi
 }
+# uerr DESC REGEX ARGS...: a bad command line.
+uerr() { WANT_RC=2 err "$@"; }
 vd=(--vdev "net_pcap0,rx_pcap=$VECTORS/basic-keep/in.pcap,tx_pcap=$T/e.pcap")
-err "burst 0" '^xio-pipeline: --burst: 0 is out of range 1\.\.512' -- --burst 0
-err "ring not a power of two" '^xio-pipeline: --ring-size: 1000 is not a power of two' -- --ring-size 1000
-err "unknown mode" "^xio-pipeline: --mode: unknown value 'fast'" -- --mode fast
-err "unknown policy" "^xio-pipeline: --overflow: unknown value 'clip'" -- --overflow clip
-err "udp port 0" '^xio-pipeline: --udp-port: 0 is out of range' -- --udp-port 0
-err "not a number" "^xio-pipeline: --idle-exit: '12x' is not a number" -- --idle-exit 12x
-err "missing value" '^xio-pipeline: --burst: needs a value' -- --burst
-err "unknown option" "^xio-pipeline: unknown option '--bogus'" -- --bogus
-err "stats file" "^xio-pipeline: --stats-json: cannot write '/nonexistent/s.json'" -- --stats-json /nonexistent/s.json
-err "stage-lcores count" '^xio-pipeline: --stage-lcores: 2 lcores given, 3 needed' -- --mode pipeline --stage-lcores 1,2
-err "stage-lcores in rtc" '^xio-pipeline: --stage-lcores: needs --mode pipeline' -- --stage-lcores 1,1,1
-err "stage-lcores bidirectional" '^xio-pipeline: --stage-lcores: 4 lcores given, 3 needed .*or twice that' -- --mode pipeline --bidirectional --tx-port 1 --stage-lcores 1,1,1,1
-err "bidirectional one port" '^xio-pipeline: --bidirectional: needs two ports' -- --driver dpdk --bidirectional
+uerr "burst 0" "^xio-pipeline: --burst '0': expected a number in 1\.\.512" -- --burst 0
+uerr "ring not a power of two" '^xio-pipeline: --ring-size: 1000 is not a power of two' -- --ring-size 1000
+uerr "unknown mode" "^xio-pipeline: --mode 'fast': expected rtc\|pipeline" -- --mode fast
+uerr "unknown policy" "^xio-pipeline: --overflow 'clip': expected keep\|saturate\|drop" -- --overflow clip
+uerr "udp port 0" "^xio-pipeline: --udp-port '0': expected a number in 1\.\.65535" -- --udp-port 0
+uerr "not a number" "^xio-pipeline: --idle-exit '12x': expected a number" -- --idle-exit 12x
+uerr "missing value" "^xio-pipeline: option '--burst' needs a value" -- --burst
+uerr "unknown option" "^xio-pipeline: unknown option '--bogus'" -- --bogus
+uerr "stats file" "^xio-pipeline: --stats-json '/nonexistent/s.json': cannot write in '/nonexistent'" -- --stats-json /nonexistent/s.json
+uerr "stage-lcores count" '^xio-pipeline: --stage-lcores: 2 lcores given, 3 needed' -- --mode pipeline --stage-lcores 1,2
+uerr "stage-lcores in rtc" '^xio-pipeline: --stage-lcores: needs --mode pipeline' -- --stage-lcores 1,1,1
+uerr "stage-lcores bidirectional" '^xio-pipeline: --stage-lcores: 4 lcores given, 3 needed .*or twice that' -- --mode pipeline --bidirectional --tx-port 1 --stage-lcores 1,1,1,1
+uerr "bidirectional one port" '^xio-pipeline: --bidirectional: needs two ports' -- --driver dpdk --bidirectional
 err "bidirectional one port (auto)" 'XIO: --bidirectional needs two ports: --rx-port A --tx-port B' "${EAL[@]}" "${vd[@]}" -- --bidirectional
-err "bidirectional one interface" '^xio-pipeline: --bidirectional: needs two interfaces' -- --driver xdp --iface lo --bidirectional
-err "xdp without iface" '^xio-pipeline: --driver: xdp needs --iface' -- --driver xdp
-err "iface missing" "^xio-pipeline: --iface: no interface 'xio-nope0' here" -- --iface xio-nope0
+uerr "bidirectional one interface" '^xio-pipeline: --bidirectional: needs two interfaces' -- --driver xdp --iface lo --bidirectional
+uerr "xdp without iface" '^xio-pipeline: --driver: xdp needs --iface' -- --driver xdp
+uerr "metrics address" "^xio-pipeline: --metrics 'localhost:9102': 'localhost' is not a numeric IPv4 or IPv6 address" -- --metrics localhost:9102
+uerr "iface missing" "^xio-pipeline: --iface: no interface 'xio-nope0' here" -- --iface xio-nope0
 err "port missing" 'port 3 does not exist: the EAL found 1 port' "${EAL[@]}" "${vd[@]}" -- --rx-port 3
 err "stage lcore not a worker" '--stage-lcores: lcore 5 is not a worker lcore' "${EAL[@]}" "${vd[@]}" -- --mode pipeline --stage-lcores 1,5,1
 err "no EAL" 'the DPDK EAL cannot start.*--driver xdp --iface' --no-huge --in-memory --no-pci --lcores '0@0,1@1' -- --idle-exit 100

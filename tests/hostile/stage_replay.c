@@ -161,6 +161,8 @@ int main(int argc, char **argv)
 {
 	struct replay r;
 	struct xio_counters c;
+	struct xio_json j;
+	int rc;
 
 	memset(&r, 0, sizeof(r));
 	memset(&c, 0, sizeof(c));
@@ -173,7 +175,14 @@ int main(int argc, char **argv)
 	}
 	if (replay(&r, &c) < 0)
 		return 1;
-	if (xio_counters_save_json(r.json, &c, 0.0, NULL) < 0) {
+	xio_json_init(&j);
+	xio_json_begin_object(&j, NULL);
+	xio_counters_json(&j, &c);
+	xio_json_double(&j, "elapsed_s", 0.0, 6);
+	xio_json_end_object(&j);
+	rc = xio_json_save(&j, r.json);
+	xio_json_free(&j);
+	if (rc < 0) {
 		fprintf(stderr, "xio-stage-replay: %s: %s\n", r.json, strerror(errno));
 		return 1;
 	}

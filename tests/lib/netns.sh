@@ -53,7 +53,10 @@ netns_add() {
 
 netns_veth() {
 	local out
-	out=$(ip link add "$2" netns "$1" type veth peer name "$4" netns "$3" 2>&1) ||
+	local q=()
+	# NETNS_VETH_QUEUES=N: N queues each way on both ends (a NIC's RSS queues)
+	[ -z "${NETNS_VETH_QUEUES:-}" ] || q=(numtxqueues "$NETNS_VETH_QUEUES" numrxqueues "$NETNS_VETH_QUEUES")
+	out=$(ip link add "$2" netns "$1" "${q[@]}" type veth peer name "$4" netns "$3" "${q[@]}" 2>&1) ||
 		netns_err "cannot make veth $1/$2 -- $3/$4: $out" || return
 	in_ns "$1" ip link set "$2" ${5:+mtu "$5"} up || netns_err "cannot set $1/$2 up" || return
 	in_ns "$3" ip link set "$4" ${5:+mtu "$5"} up || netns_err "cannot set $3/$4 up"

@@ -89,9 +89,9 @@ live_flush_arp() {
 # live_path_up [SECONDS]: until the host reaches the storage through the DPU
 # and back (ARP first): a UDP datagram to port 7998, where nothing listens,
 # answered by ICMP port unreachable; 1 if that does not happen in SECONDS
-# (default 20).
+# (default 20). LIVE_PYTHON: the python3 that runs the probe (stdlib only).
 live_path_up() {
-	in_ns "$HST" /usr/bin/python3 - "$STO_IP" "${1:-20}" <<'PY'
+	in_ns "$HST" "${LIVE_PYTHON:-/usr/bin/python3}" - "$STO_IP" "${1:-20}" <<'PY'
 import socket, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.settimeout(0.5)

@@ -25,6 +25,7 @@
 #include <linux/in.h>
 #include <linux/ip.h>
 #include <linux/pkt_cls.h>
+#include <linux/tcp.h>
 #include <linux/udp.h>
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
@@ -80,6 +81,27 @@ static __always_inline int is_xio_reply(struct __sk_buff *skb)
 	if (bpf_skb_load_bytes(skb, off + sizeof(udp), &magic, sizeof(magic)))
 		return 0;
 	return magic == bpf_htons(XIO_MAGIC);
+}
+
+/* An IPv4 TCP segment from port that carries data. */
+static __always_inline int is_tcp_data(struct __sk_buff *skb, __u16 port)
+{
+	struct {
+		struct ethhdr eth;
+		struct iphdr ip;
+	} __attribute__((packed)) h;
+	struct tcphdr tcp;
+	__u32 off;
+
+	if (!port || bpf_skb_load_bytes(skb, 0, &h, sizeof(h)))
+		return 0;
+	if (h.eth.h_proto != bpf_htons(ETH_P_IP) || h.ip.version != 4 || h.ip.ihl < 5 ||
+	    h.ip.protocol != IPPROTO_TCP)
+		return 0;
+	off = sizeof(h.eth) + h.ip.ihl * 4;
+	if (bpf_skb_load_bytes(skb, off, &tcp, sizeof(tcp)) || tcp.source != bpf_htons(port))
+		return 0;
+	return bpf_ntohs(h.ip.tot_len) > h.ip.ihl * 4 + tcp.doff * 4;
 }
 
 /* A copy of skb out of its own interface now, ahead of skb itself; it comes
@@ -152,6 +174,15 @@ int xio_fault(struct __sk_buff *skb)
 
 	if (skb->mark == XIO_FAULT_MARK) {
 		skb->mark = 0;
+		return TC_ACT_OK;
+	}
+	if (is_tcp_data(skb, cfg->tcp_port)) {
+		count(XIO_FAULT_TCP_SEEN);
+		u = xio_fault_rand(cfg->seed, __sync_fetch_and_add(&xio_fault_draws, 1)) >> 32;
+		if (u < cfg->t_loss && allowed(cfg->max_loss, XIO_FAULT_TCP_DROPPED)) {
+			count(XIO_FAULT_TCP_DROPPED);
+			return TC_ACT_SHOT;
+		}
 		return TC_ACT_OK;
 	}
 	if (!is_xio_reply(skb)) {

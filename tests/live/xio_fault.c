@@ -3,7 +3,7 @@
  * (tests/live/xio_fault.bpf.c) to a tc clsact egress hook of an interface, runs
  * until SIGINT/SIGTERM, then detaches it and writes what it did as JSON.
  *
- *   xio-fault --dev IF [--port P] [--seed N] [--loss P] [--dup P]
+ *   xio-fault --dev IF [--port P] [--tcp-port P] [--seed N] [--loss P] [--dup P]
  *             [--reorder P] [--max-loss N] [--max-dup N] [--max-reorder N]
  *             [--stats-json FILE]
  */
@@ -18,7 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "xio_cli.h"
+#include "xio_main.h"
 #include "xio_fault.h"
 #include "xio_fault.skel.h"
 
@@ -37,6 +37,8 @@ static void usage(void)
 	       "Every other frame (ARP, requests, other ports) passes untouched.\n\n"
 	       "  --dev IF            the interface (a clsact qdisc is added if missing)\n"
 	       "  --port P            the XIO port: datagrams from it are faulted (7910)\n"
+	       "  --tcp-port P        also drop TCP segments with data from port P with\n"
+	       "                      --loss's probability (a TCP baseline's; default none)\n"
 	       "  --seed N            PRNG seed (default 1)\n"
 	       "  --loss P            probability of a drop, 0..1 (default 0)\n"
 	       "  --dup P             probability of a duplicate, 0..1 (default 0)\n"
@@ -53,7 +55,7 @@ static void usage(void)
 static void parse(int argc, char **argv, struct opts *o)
 {
 	enum { O_DEV = 256, O_PORT, O_SEED, O_LOSS, O_DUP, O_REORDER, O_MAX_LOSS,
-	       O_MAX_DUP, O_MAX_REORDER, O_STATS, O_HELP, O_VERSION };
+	       O_MAX_DUP, O_MAX_REORDER, O_STATS, O_HELP, O_VERSION, O_TCP_PORT };
 	static const struct option longopts[] = {
 		{ "dev", required_argument, NULL, O_DEV },
 		{ "port", required_argument, NULL, O_PORT },
@@ -67,6 +69,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "stats-json", required_argument, NULL, O_STATS },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "version", no_argument, NULL, O_VERSION },
+		{ "tcp-port", required_argument, NULL, O_TCP_PORT },
 		{ NULL, 0, NULL, 0 },
 	};
 	const double scale = 4294967296.0;
@@ -81,27 +84,30 @@ static void parse(int argc, char **argv, struct opts *o)
 
 		switch (c) {
 		case O_DEV: o->dev = optarg; break;
-		case O_PORT: o->cfg.port = (uint16_t)xio_cli_num(name, optarg, 1, 65535); break;
-		case O_SEED: o->cfg.seed = xio_cli_num(name, optarg, 0, UINT64_MAX); break;
-		case O_LOSS: o->loss = xio_cli_real(name, optarg, 0, 1); break;
-		case O_DUP: o->dup = xio_cli_real(name, optarg, 0, 1); break;
-		case O_REORDER: o->reorder = xio_cli_real(name, optarg, 0, 1); break;
-		case O_MAX_LOSS: o->cfg.max_loss = xio_cli_num(name, optarg, 1, UINT32_MAX); break;
-		case O_MAX_DUP: o->cfg.max_dup = xio_cli_num(name, optarg, 1, UINT32_MAX); break;
-		case O_MAX_REORDER: o->cfg.max_reorder = xio_cli_num(name, optarg, 1, UINT32_MAX); break;
+		case O_PORT: o->cfg.port = (uint16_t)xio_main_num(name, optarg, 1, 65535); break;
+		case O_TCP_PORT:
+			o->cfg.tcp_port = (uint16_t)xio_main_num("tcp-port", optarg, 1, 65535);
+			break;
+		case O_SEED: o->cfg.seed = xio_main_num(name, optarg, 0, UINT64_MAX); break;
+		case O_LOSS: o->loss = xio_main_real(name, optarg, 0, 1); break;
+		case O_DUP: o->dup = xio_main_real(name, optarg, 0, 1); break;
+		case O_REORDER: o->reorder = xio_main_real(name, optarg, 0, 1); break;
+		case O_MAX_LOSS: o->cfg.max_loss = xio_main_num(name, optarg, 1, UINT32_MAX); break;
+		case O_MAX_DUP: o->cfg.max_dup = xio_main_num(name, optarg, 1, UINT32_MAX); break;
+		case O_MAX_REORDER: o->cfg.max_reorder = xio_main_num(name, optarg, 1, UINT32_MAX); break;
 		case O_STATS: o->stats_json = optarg; break;
 		case O_HELP: usage(); exit(0);
-		case O_VERSION: xio_cli_version();
-		case ':': xio_cli_usage_error("option '%s' needs a value", argv[optind - 1]);
-		default: xio_cli_usage_error("unknown option '%s'", argv[optind - 1]);
+		case O_VERSION: xio_main_version();
+		case ':': xio_main_usage("option '%s' needs a value", argv[optind - 1]);
+		default: xio_main_usage("unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		xio_cli_usage_error("unexpected argument '%s'", argv[optind]);
+		xio_main_usage("unexpected argument '%s'", argv[optind]);
 	if (!o->dev)
-		xio_cli_usage_error("--dev IF is required");
+		xio_main_usage("--dev IF is required");
 	if (o->loss + o->dup + o->reorder > 1.0)
-		xio_cli_usage_error("--loss + --dup + --reorder is %g, more than 1",
+		xio_main_usage("--loss + --dup + --reorder is %g, more than 1",
 				    o->loss + o->dup + o->reorder);
 	o->cfg.t_loss = (uint64_t)(o->loss * scale + 0.5);
 	o->cfg.t_dup = (uint64_t)((o->loss + o->dup) * scale + 0.5);
@@ -115,13 +121,13 @@ static void write_json(const char *path, const __u64 *c)
 	int i;
 
 	if (!f)
-		xio_cli_fail("%s: %s", path, strerror(errno));
+		xio_main_fail("%s: %s", path, strerror(errno));
 	fputc('{', f);
 	for (i = 0; i < XIO_FAULT_NCOUNTERS; i++)
 		fprintf(f, "%s\"%s\": %llu", i ? ", " : "", names[i], (unsigned long long)c[i]);
 	fputs("}\n", f);
 	if (fclose(f))
-		xio_cli_fail("%s: %s", path, strerror(errno));
+		xio_main_fail("%s: %s", path, strerror(errno));
 }
 
 int main(int argc, char **argv)
@@ -132,11 +138,11 @@ int main(int argc, char **argv)
 	sigset_t set;
 	int sig, err, i;
 
-	xio_cli_init(argv[0], 1);
+	xio_cli_init(argv[0]);
 	parse(argc, argv, &o);
 	unsigned ifindex = if_nametoindex(o.dev);
 	if (!ifindex)
-		xio_cli_fail("--dev %s: no such interface", o.dev);
+		xio_main_fail("--dev %s: no such interface", o.dev);
 	if (o.stats_json) /* writable before anything is attached */
 		write_json(o.stats_json, (__u64[XIO_FAULT_NCOUNTERS]){ 0 });
 
@@ -148,11 +154,11 @@ int main(int argc, char **argv)
 
 	skel = xio_fault_bpf__open();
 	if (!skel)
-		xio_cli_fail("cannot open the BPF program: %s", strerror(errno));
+		xio_main_fail("cannot open the BPF program: %s", strerror(errno));
 	skel->data->xio_fault_cfg = o.cfg;
 	err = xio_fault_bpf__load(skel);
 	if (err)
-		xio_cli_fail("cannot load the BPF program: %s", strerror(-err));
+		xio_main_fail("cannot load the BPF program: %s", strerror(-err));
 
 	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)ifindex,
 			    .attach_point = BPF_TC_EGRESS);
@@ -161,10 +167,10 @@ int main(int argc, char **argv)
 	err = bpf_tc_hook_create(&hook);
 	bool created = !err;
 	if (err && err != -EEXIST)
-		xio_cli_fail("%s: cannot add the clsact qdisc: %s", o.dev, strerror(-err));
+		xio_main_fail("%s: cannot add the clsact qdisc: %s", o.dev, strerror(-err));
 	err = bpf_tc_attach(&hook, &tc);
 	if (err)
-		xio_cli_fail("%s: cannot attach at egress: %s", o.dev, strerror(-err));
+		xio_main_fail("%s: cannot attach at egress: %s", o.dev, strerror(-err));
 	printf("xio-fault: attached to %s egress, seed %llu, loss %g dup %g reorder %g\n", o.dev,
 	       (unsigned long long)o.cfg.seed, o.loss, o.dup, o.reorder);
 	fflush(stdout);

@@ -10,7 +10,10 @@
  * u < loss + dup + reorder holds it back (dropped now, sent again after the
  * next XIO datagram: the two leave swapped). A datagram that finds a held one
  * releases it instead and gets no fault of its own. A fault whose cap is
- * reached lets the datagram pass.
+ * reached lets the datagram pass. With tcp_port set, each IPv4 TCP segment
+ * from that port that carries data draws the next number as well, and
+ * u < loss drops it (max_loss counts those drops apart): the same loss for a
+ * TCP baseline on the same path.
  */
 #ifndef XIO_FAULT_H
 #define XIO_FAULT_H
@@ -30,7 +33,8 @@ struct xio_fault_cfg {
 	/* most faults of each kind, 0 = no limit */
 	__u64 max_loss, max_dup, max_reorder;
 	__u16 port; /* the XIO port, host order: datagrams FROM it are faulted */
-	__u16 pad[3];
+	__u16 tcp_port; /* 0, or a TCP port: its segments that carry data get loss alone */
+	__u16 pad[2];
 };
 
 enum xio_fault_counter {
@@ -42,11 +46,14 @@ enum xio_fault_counter {
 	XIO_FAULT_RELEASED,   /* held ones sent after the next datagram */
 	XIO_FAULT_OTHER,      /* frames that are not XIO from the port: untouched */
 	XIO_FAULT_ERRORS,     /* a helper failed: the datagram passed, or was lost if held */
+	XIO_FAULT_TCP_SEEN,   /* TCP segments with data from tcp_port (each drew a number) */
+	XIO_FAULT_TCP_DROPPED,
 	XIO_FAULT_NCOUNTERS
 };
 
 #define XIO_FAULT_COUNTER_NAMES \
-	{ "seen", "passed", "dropped", "duplicated", "held", "released", "other", "errors" }
+	{ "seen", "passed", "dropped", "duplicated", "held", "released", "other", "errors", \
+	  "tcp_seen", "tcp_dropped" }
 
 /* The n-th number of seed's sequence (splitmix64). */
 static inline __u64 xio_fault_rand(__u64 seed, __u64 n)

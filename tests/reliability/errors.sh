@@ -50,12 +50,14 @@ common() {
 	return 0
 }
 
-# opt DESC REGEX OPTIONS...: an option error, caught before the EAL starts.
+# opt DESC REGEX OPTIONS...: an option error, caught before the EAL starts:
+# exit 2, as every program's bad command line.
 opt() {
 	local desc=$1 re=$2
 	shift 2
 	run "${eal[@]}" "${vdev[@]}" -- "$@"
 	common "$desc" || return
+	if [ "$rc" -ne 2 ]; then bad "$desc: exit $rc, want 2"; return; fi
 	if [ "$(wc -l <"$log")" -ne 1 ] || ! grep -Eq -- "^xio-pipeline: $re" "$log"; then
 		bad "$desc: want exactly one line matching 'xio-pipeline: $re'"; return
 	fi
@@ -74,43 +76,43 @@ setup() {
 }
 
 # --- option values: out of range, malformed, unknown, inconsistent ------
-opt "udp port 0" "--udp-port: 0 is out of range 1\.\.65535" --udp-port 0
-opt "udp port 65536" "--udp-port: 65536 is out of range" --udp-port 65536
-opt "udp port negative" "--udp-port: '-1' is not a number" --udp-port -1
-opt "udp port hex junk" "--udp-port: '0x1ee6' is not a number" --udp-port 0x1ee6
-opt "rx port out of range" "--rx-port: 70000 is out of range" --rx-port 70000
-opt "tx port out of range" "--tx-port: 99999 is out of range" --tx-port 99999
-opt "rx port empty" "--rx-port: '' is not a number" --rx-port ''
-opt "rxq 0" "--rxq: 0 is out of range 1\.\." --rxq 0
-opt "rxq too many" "--rxq: 17 is out of range" --rxq 17
-opt "burst 0" "--burst: 0 is out of range 1\.\.512" --burst 0
-opt "burst 513" "--burst: 513 is out of range 1\.\.512" --burst 513
-opt "burst huge" "--burst: 99999999999999999999 is out of range" --burst 99999999999999999999
+opt "udp port 0" "--udp-port '0': expected a number in 1\.\.65535" --udp-port 0
+opt "udp port 65536" "--udp-port '65536': expected a number in 1\.\.65535" --udp-port 65536
+opt "udp port negative" "--udp-port '-1': expected a number" --udp-port -1
+opt "udp port hex junk" "--udp-port '0x1ee6': expected a number" --udp-port 0x1ee6
+opt "rx port out of range" "--rx-port '70000': expected a number in 0\.\.1023" --rx-port 70000
+opt "tx port out of range" "--tx-port '99999': expected a number in 0\.\.1023" --tx-port 99999
+opt "rx port empty" "--rx-port '': expected a number" --rx-port ''
+opt "rxq 0" "--rxq '0': expected a number in 1\.\." --rxq 0
+opt "rxq too many" "--rxq '17': expected a number in 1\.\.16" --rxq 17
+opt "burst 0" "--burst '0': expected a number in 1\.\.512" --burst 0
+opt "burst 513" "--burst '513': expected a number in 1\.\.512" --burst 513
+opt "burst huge" "--burst '99999999999999999999': expected a number" --burst 99999999999999999999
 opt "ring not a power of two" "--ring-size: 1000 is not a power of two" --ring-size 1000
-opt "ring 0" "--ring-size: 0 is out of range" --ring-size 0
-opt "ring too big" "--ring-size: 4194304 is out of range" --ring-size 4194304
-opt "mbuf size tiny" "--mbuf-size: 10 is out of range" --mbuf-size 10
-opt "unknown mode" "--mode: unknown value 'fast'" --mode fast
-opt "mode empty" "--mode: unknown value ''" --mode ''
-opt "unknown policy" "--overflow: unknown value 'clip'" --overflow clip
-opt "policy case" "--overflow: unknown value 'KEEP'" --overflow KEEP
-opt "unknown driver" "--driver: unknown value 'foo'" --driver foo
-opt "unknown xdp mode" "--xdp-mode: unknown value 'foo'" --xdp-mode foo
-opt "unknown xdp attach" "--xdp-attach: unknown value 'foo'" --xdp-attach foo
-opt "idle-exit junk" "--idle-exit: '12x' is not a number" --idle-exit 12x
-opt "duration negative" "--duration: -1 is out of range" --duration -1
-opt "duration junk" "--duration: 'abc' is not a number of seconds" --duration abc
-opt "duration nan" "--duration: 'nan' is not a number of seconds" --duration nan
-opt "stats interval 0" "--stats-interval: 0 is out of range" --stats-interval 0
-opt "stats file in a missing folder" "--stats-json: cannot write '/nonexistent/dir/s.json'" \
+opt "ring 0" "--ring-size '0': expected a number in 2\.\." --ring-size 0
+opt "ring too big" "--ring-size '4194304': expected a number in 2\.\.1048576" --ring-size 4194304
+opt "mbuf size tiny" "--mbuf-size '10': expected a number in 128\.\." --mbuf-size 10
+opt "unknown mode" "--mode 'fast': expected rtc\|pipeline" --mode fast
+opt "mode empty" "--mode '': expected rtc\|pipeline" --mode ''
+opt "unknown policy" "--overflow 'clip': expected keep\|saturate\|drop" --overflow clip
+opt "policy case" "--overflow 'KEEP': expected keep" --overflow KEEP
+opt "unknown driver" "--driver 'foo': expected auto\|dpdk\|xdp" --driver foo
+opt "unknown xdp mode" "--xdp-mode 'foo': expected auto\|kernel\|afxdp" --xdp-mode foo
+opt "unknown xdp attach" "--xdp-attach 'foo': expected native\|generic" --xdp-attach foo
+opt "idle-exit junk" "--idle-exit '12x': expected a number" --idle-exit 12x
+opt "duration negative" "--duration '-1': expected a number in 0\.001\." --duration -1
+opt "duration junk" "--duration 'abc': expected a number" --duration abc
+opt "duration nan" "--duration 'nan': expected a number" --duration nan
+opt "stats interval 0" "--stats-interval '0': expected a number in 0\.01\." --stats-interval 0
+opt "stats file in a missing folder" "--stats-json '/nonexistent/dir/s.json': cannot write in '/nonexistent/dir'" \
 	--stats-json /nonexistent/dir/s.json
-opt "stats file is a folder" "--stats-json: cannot write '$work': Is a directory" --stats-json "$work"
-opt "stats file empty" "--stats-json: empty file name" --stats-json ''
+opt "stats file is a folder" "--stats-json '$work': cannot write: Is a directory" --stats-json "$work"
+opt "stats file empty" "--stats-json '': empty file name" --stats-json ''
 opt "stage lcores malformed" "--stage-lcores: 'a,b,c' is not a comma-separated list" \
 	--mode pipeline --stage-lcores a,b,c
 opt "stage lcores count" "--stage-lcores: 2 lcores given, 3 needed" --mode pipeline --stage-lcores 1,2
 opt "stage lcores in rtc" "--stage-lcores: needs --mode pipeline" --stage-lcores 1,1,1
-opt "value missing" "--burst: needs a value" --burst
+opt "value missing" "option '--burst' needs a value" --burst
 opt "unknown option" "unknown option '--bogus'" --bogus
 opt "stray argument" "unexpected argument 'extra'" extra
 opt "xdp without iface" "--driver: xdp needs --iface" --driver xdp

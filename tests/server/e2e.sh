@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # e2e.sh: build/xio-server on loopback against tests/server/xio_client.py,
 # a client written from the spec alone (loopback ports 21000-21009):
-#  - bad command lines: exit 1 and one line naming the problem; --help,
+#  - bad command lines: exit 2 and one line naming the problem; --help,
 #    --version; a port already taken; SIGINT;
 #  - one server on "::" (2 threads, --allow 127.0.0.1/32,::1/128): an 8 MiB
 #    token file over IPv4 (IPv4-mapped) without CRC and 4 MiB over IPv6 with
@@ -44,15 +44,16 @@ ln -s .. "$root/link-dir-out"
 mkfifo "$root/fifo"
 
 # --- bad command lines ------------------------------------------------------
-# badcmd REGEX ARGS...: exit 1, exactly one line on stderr matching REGEX, nothing on stdout.
+# badcmd REGEX ARGS...: exit 2 (WANT_RC), exactly one line on stderr matching REGEX,
+# nothing on stdout.
 badcmd() {
-	local re=$1 rc
+	local re=$1 rc want=${WANT_RC:-2}
 	shift
 	timeout 10 "$srv" "$@" >"$work/out" 2>"$work/err"
 	rc=$?
-	if [ "$rc" -ne 1 ] || [ "$(wc -l <"$work/err")" -ne 1 ] || [ -s "$work/out" ] ||
+	if [ "$rc" -ne "$want" ] || [ "$(wc -l <"$work/err")" -ne 1 ] || [ -s "$work/out" ] ||
 		! grep -Eq -- "^xio-server: $re" "$work/err"; then
-		bad "xio-server $*: exit $rc, want 1 and one line 'xio-server: $re'"
+		bad "xio-server $*: exit $rc, want $want and one line 'xio-server: $re'"
 		show "$work/err"
 	else
 		ok
@@ -77,15 +78,22 @@ badcmd "unexpected argument 'extra'" --root "$root" extra
 badcmd "--bind '1.2.3.4.5': not an IPv4 or IPv6 address" --root "$root" --bind 1.2.3.4.5
 badcmd "--threads '0'" --root "$root" --threads 0
 badcmd "--rate '-1'" --root "$root" --rate -1
+badcmd "--burst '0': expected a number in 1..1024" --root "$root" --burst 0
+badcmd "--burst '1025': expected a number in 1..1024" --root "$root" --burst 1025
+badcmd "--flow-rate '-1'" --root "$root" --flow-rate -1
 badcmd "--stats-json '/nonexistent/s.json': cannot write in '/nonexistent'" --root "$root" \
 	--stats-json /nonexistent/s.json
+badcmd "--metrics 'localhost:9101': 'localhost' is not a numeric IPv4 or IPv6 address" --root "$root" \
+	--metrics localhost:9101
+badcmd "--metrics '9101': expected ADDR:PORT" --root "$root" --metrics 9101
+badcmd "--metrics '0': expected a number in 1..65535" --root "$root" --metrics 127.0.0.1:0
 printf 'open secret 0123456789' >"$work/secret-644"
 chmod 644 "$work/secret-644"
 printf 'short' >"$work/secret-short"
 chmod 600 "$work/secret-short"
 head -c 24 /dev/urandom | base64 >"$work/secret"
 chmod 600 "$work/secret"
-badcmd "--cookies 'maybe': on or off" --root "$root" --cookies maybe
+badcmd "--cookies 'maybe': expected off|on" --root "$root" --cookies maybe
 badcmd "--cookie-rotate '0': expected a number in 1..600" --root "$root" --cookie-rotate 0
 badcmd "--cookie-rotate '601': expected a number in 1..600" --root "$root" --cookie-rotate 601
 badcmd "--cookie-secret: '.*secret-644' is open to other users \(mode 644\): chmod 600 it" \
@@ -105,7 +113,8 @@ fi
 
 start taken "$srv" --root "$root" --port $port --bind 127.0.0.1
 taken=$pid
-badcmd "cannot bind 127.0.0.1 port $port: Address already in use" --root "$root" --port $port \
+# a run that cannot start: exit 1
+WANT_RC=1 badcmd "cannot bind 127.0.0.1 port $port: Address already in use" --root "$root" --port $port \
 	--bind 127.0.0.1
 stop "$taken" taken INT
 

@@ -12,12 +12,19 @@
 #  - --mtu above the interface's: the kernel refuses the sends (no IP
 #    fragments leave): no answer, the reason on stderr, every datagram of the
 #    train counted in send_errors.
+#  - sends the server's veth drops (build/live/xio-fault at its tc egress:
+#    the kernel's ENOBUFS, which without IP_RECVERR it would report as sent
+#    and count only in Udp SndbufErrors): the first three drops are retried
+#    (send_retries 3, the client gets every byte), a drop on every try is
+#    counted (send_errors_by_reason.nobufs), each try once in the
+#    namespace's SndbufErrors.
 #
 #   netns.sh BUILD
 set -u
 build=$(cd "${1:?usage: netns.sh BUILD}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 srv=$build/xio-server
+fault=$build/live/xio-fault
 py=/usr/bin/python3
 ns_s=xsv-srv ns_c=xsv-cli
 port=21010
@@ -112,6 +119,59 @@ else
 	bad "--mtu above the interface's: not reported"
 	show "$work/mtu.err"
 	show "$work/mtu.json"
+fi
+
+# --- sends the device refuses (ENOBUFS) ---------------------------------------
+ip -n $ns_s link set xsv-s mtu 1500
+# sndbuf_errors: the server namespace's Udp SndbufErrors
+sndbuf_errors() {
+	ip netns exec $ns_s awk '/^Udp:/ { if (!h) { for (i = 1; i <= NF; i++) col[$i] = i; h = 1 }
+		else print $col["SndbufErrors"] }' /proc/net/snmp
+}
+# nobufs NAME FAULT-ARGS: xio-fault on the server's egress, the server, one
+# client step; leaves $work/NAME.json, $work/NAME-fault.json, $snmp (the
+# SndbufErrors the run added) and $client_rc.
+nobufs() {
+	local name=$1 fpid before
+	shift
+	ip netns exec $ns_s "$fault" --dev xsv-s --port $port --stats-json "$work/$name-fault.json" \
+		"$@" >"$work/$name-fault.log" 2>&1 &
+	fpid=$!
+	pids+=("$fpid")
+	wait_for "$work/$name-fault.log" attached || { bad "$name: xio-fault did not start"; show "$work/$name-fault.log"; return 1; }
+	before=$(sndbuf_errors)
+	start "$name" "${server[@]}" --stats-json "$work/$name.json"
+	client_rc=0
+	"${c4[@]}" --source 10.231.0.2 --timeout 1 read --path tokens.bin --compare "$root/tokens.bin" \
+		--count 1000 >"$work/step" 2>&1 || client_rc=$?
+	stop "$pid" "$name"
+	snmp=$(($(sndbuf_errors) - before))
+	kill -INT "$fpid"
+	wait "$fpid"
+}
+# jeq FILE EXPR: a Python expression over the JSON j is true
+jeq() { "$py" -c 'import json, sys; j = json.load(open(sys.argv[1])); sys.exit(not eval(sys.argv[2]))' "$1" "$2"; }
+
+# the first three tries of the STAT_REPLY dropped, the fourth goes
+if nobufs retried --seed 1 --loss 1 --max-loss 3 && [ "$client_rc" -eq 0 ] &&
+	jeq "$work/retried.json" 'j["send_retries"] == 3 and j["send_errors"] == 0 and j["datagrams"] == 4' &&
+	jeq "$work/retried-fault.json" 'j["dropped"] == 3' && [ "$snmp" -eq 3 ]; then
+	ok
+else
+	bad "dropped sends not retried (client exit $client_rc, SndbufErrors +$snmp)"
+	show "$work/step"
+	show "$work/retried.json"
+fi
+# every try dropped: the STAT_REPLY given up after XIO_SRV_SEND_TRIES (8)
+if nobufs refused --seed 1 --loss 1 && [ "$client_rc" -ne 0 ] &&
+	jeq "$work/refused.json" 'j["send_retries"] == 7 and j["send_errors"] == 1 and j["send_errors_by_reason"]["nobufs"] == 1 and j["datagrams"] == 0' &&
+	jeq "$work/refused-fault.json" 'j["dropped"] == 8' && [ "$snmp" -eq 8 ] &&
+	grep -q "No buffer space available: the device or its queue kept dropping" "$work/refused.err"; then
+	ok
+else
+	bad "sends dropped on every try not counted (client exit $client_rc, SndbufErrors +$snmp)"
+	show "$work/refused.err"
+	show "$work/refused.json"
 fi
 
 echo "server netns: $pass passed, $fail failed"

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "xio_crc.h"
@@ -25,6 +26,7 @@
 #include "xio_srv_handle.h"
 #include "xio_srv_pace.h"
 #include "xio_srv_sock.h"
+#include "xio_srv_worker.h"
 #include "srv_tree.h"
 #include "xio_unit.h"
 
@@ -640,6 +642,196 @@ static void test_send(void)
 	send_train(true, AF_INET, PORT_BASE + 4, true);
 }
 
+/* A received datagram of the turns test: which answer, which seq, when. */
+struct rx_dg {
+	uint32_t sid, seq;
+	uint64_t t_ns; /* SO_TIMESTAMPNS: when loopback delivered it */
+};
+
+static int recv_stamped(int fd, struct rx_dg *out, int max)
+{
+	int n = 0;
+
+	while (n < max) {
+		uint8_t dg[256], ctl[64];
+		struct iovec iov = { .iov_base = dg, .iov_len = sizeof(dg) };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+				    .msg_controllen = sizeof(ctl) };
+		struct xio_hdr h;
+		ssize_t len = recvmsg(fd, &m, MSG_DONTWAIT);
+
+		if (len < 0 || xio_hdr_parse(dg, (size_t)len, &h) != 0)
+			break;
+		out[n] = (struct rx_dg){ .sid = h.stream_id, .seq = h.seq };
+		for (struct cmsghdr *cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm))
+			if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS) {
+				struct timespec ts;
+
+				memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
+				out[n].t_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+			}
+		n++;
+	}
+	return n;
+}
+
+/* The READ answers of one batch in turns (xio_srv_worker_send_reads): client A
+ * asks for 20 then 10 datagrams (streams 1 and 3), client B for 20 (stream
+ * 2), --burst 8. A's answers go one after the other, B's interleaved with
+ * them, at most 8 datagrams of a client per turn: A1 0-7, B2 0-7, A1 8-15,
+ * B2 8-15, A1 16-19, B2 16-19, A3 0-3 (A's 8 less the 4 of A1), A3 4-9.
+ * Loopback stamps each GSO send once, so the two clients' datagrams merge
+ * into one order by their stamps. flow_gbit: --flow-rate; each client's
+ * bursts then start at least a burst's bytes at that rate apart. */
+static void send_turns(uint16_t port, double flow_gbit)
+{
+	static const uint32_t want[][3] = { /* stream, first seq, count */
+		{ 1, 0, 8 }, { 2, 0, 8 }, { 1, 8, 8 }, { 2, 8, 8 }, { 1, 16, 4 }, { 2, 16, 4 },
+		{ 3, 0, 4 }, { 3, 4, 6 },
+	};
+	struct sockaddr_in srv = { .sin_family = AF_INET, .sin_port = htons(port),
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in cli = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct xio_srv_worker *w = calloc(1, sizeof(*w));
+	struct xio_srv_pace pace;
+	struct rx_dg a[64], b[64], all[128];
+	int fa = socket(AF_INET, SOCK_DGRAM, 0), fb = socket(AF_INET, SOCK_DGRAM, 0);
+	int na, nb, n = 0, ia = 0, ib = 0, k = 0;
+	const char *what;
+	struct call c;
+
+	xio_srv_pace_init(&pace, 0);
+	if (!XIO_CHECK(w && fa >= 0 && fb >= 0 &&
+		       xio_srv_sock_open(&w->sock, 0, (struct sockaddr *)&srv, sizeof(srv), false,
+					 &what) == 0 &&
+		       xio_srv_train_init(&w->train, XIO_SRV_TRAIN_BYTES) == 0 &&
+		       bind(fa, (struct sockaddr *)&cli, sizeof(cli)) == 0 &&
+		       bind(fb, (struct sockaddr *)&cli, sizeof(cli)) == 0 &&
+		       setsockopt(fa, SOL_SOCKET, SO_TIMESTAMPNS, &(int){ 1 }, sizeof(int)) == 0 &&
+		       setsockopt(fb, SOL_SOCKET, SO_TIMESTAMPNS, &(int){ 1 }, sizeof(int)) == 0,
+		       "turns: setup on port %u: %s", port, strerror(errno)))
+		goto out;
+	/* the kernel turns receive stamps on from a work item: until it has run,
+	 * a datagram is stamped when read */
+	nanosleep(&(struct timespec){ .tv_nsec = 50000000 }, NULL);
+	w->pace = &pace;
+	w->burst = 8;
+	w->flow_ns_per_byte = flow_gbit > 0 ? 8.0 / flow_gbit : 0;
+	call_init(&c, 4);
+	for (int i = 0; i < 3; i++) {
+		struct xio_srv_out *o = &w->out[w->nout++];
+		int fd = i == 1 ? fb : fa;
+
+		call_req(&c, XIO_OP_READ_REQUEST, (uint32_t)i + 1, 0, i == 2 ? 100 : 200, 10, 0,
+			 "tokens.bin", 10, 1440);
+		*o = (struct xio_srv_out){ .read = c.a.read };
+		o->dest.peer_len = sizeof(struct sockaddr_in);
+		getsockname(fd, (struct sockaddr *)&o->dest.peer, &o->dest.peer_len);
+		o->dest.v4 = true;
+	}
+	xio_srv_worker_send_reads(w);
+	XIO_CHECK(w->nout == 0 && w->counters.datagrams == 50 &&
+		  w->counters.answers[XIO_SRV_ANS_READ] == 3 && w->counters.send_errors == 0,
+		  "turns: %u left, %llu datagrams sent", w->nout,
+		  (unsigned long long)w->counters.datagrams);
+	na = recv_stamped(fa, a, 64);
+	nb = recv_stamped(fb, b, 64);
+	XIO_CHECK(na == 30 && nb == 20, "turns: A got %d datagrams, B %d (30, 20)", na, nb);
+	while (ia < na || ib < nb) /* one order, by the stamps */
+		all[n++] = ib >= nb || (ia < na && a[ia].t_ns <= b[ib].t_ns) ? a[ia++] : b[ib++];
+	for (unsigned t = 0; t < sizeof(want) / sizeof(want[0]); t++) {
+		for (uint32_t q = 0; q < want[t][2]; q++, k++)
+			if (!XIO_CHECK(k < n && all[k].sid == want[t][0] && all[k].seq == want[t][1] + q,
+				       "turns: datagram %d is stream %u seq %u, expected %u seq %u", k,
+				       k < n ? all[k].sid : 0, k < n ? all[k].seq : 0, want[t][0],
+				       want[t][1] + q))
+				goto done;
+		/* paced: a client's burst starts at least its last burst's bytes
+		 * at the rate after that one (sleeps end late, never early) */
+		if (flow_gbit > 0 && t >= 2 && want[t][0] == want[t - 2][0]) {
+			const struct rx_dg *prev = &all[k - want[t][2] - want[t - 1][2] - want[t - 2][2]];
+			uint64_t gap = all[k - want[t][2]].t_ns - prev->t_ns;
+			uint64_t min = (uint64_t)(want[t - 2][2] * (32 + 40) * w->flow_ns_per_byte);
+
+			XIO_CHECK(gap + 1000 >= min, "turns: burst %u of stream %u %llu ns after the "
+				  "last, expected at least %llu", t, want[t][0],
+				  (unsigned long long)gap, (unsigned long long)min);
+		}
+	}
+done:
+	xio_srv_files_fini(&c.files);
+out:
+	close(fa);
+	close(fb);
+	if (w) {
+		xio_srv_sock_close(&w->sock);
+		xio_srv_train_fini(&w->train);
+	}
+	free(w);
+}
+
+static void test_turns(void)
+{
+	send_turns(PORT_BASE + 5, 0);
+	/* 576 bytes (8 datagrams of 72) at 0.004608 Gbit/s: 1 ms a burst */
+	send_turns(PORT_BASE + 6, 0.004608);
+}
+
+/* IP_RECVERR: a reply to a port where nothing listens comes back as an ICMP
+ * error that fails the socket's next send, whoever it is for. The worker
+ * drains the error queue, counts it and sends again: the next client gets
+ * its reply, nothing is counted lost. */
+static void test_icmp_error(void)
+{
+	struct sockaddr_in srv = { .sin_family = AF_INET, .sin_port = htons(PORT_BASE + 7),
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in cli = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct xio_srv_sock *s = calloc(1, sizeof(*s));
+	struct xio_srv_counters cnt = { 0 };
+	struct xio_srv_dest d[2] = { 0 };
+	struct xio_srv_pace pace;
+	uint8_t msg[2][8] = { "gone", "here" }, got[16];
+	uint8_t *bufs[2] = { msg[0], msg[1] };
+	size_t lens[2] = { 4, 4 };
+	int gone = socket(AF_INET, SOCK_DGRAM, 0), here = socket(AF_INET, SOCK_DGRAM, 0);
+	const char *what;
+
+	xio_srv_pace_init(&pace, 0);
+	if (!XIO_CHECK(s && gone >= 0 && here >= 0 &&
+		       xio_srv_sock_open(s, 0, (struct sockaddr *)&srv, sizeof(srv), false, &what) == 0 &&
+		       bind(gone, (struct sockaddr *)&cli, sizeof(cli)) == 0 &&
+		       bind(here, (struct sockaddr *)&cli, sizeof(cli)) == 0,
+		       "icmp: setup: %s", strerror(errno)))
+		goto out;
+	for (int i = 0; i < 2; i++) {
+		d[i].peer_len = sizeof(struct sockaddr_in);
+		getsockname(i ? here : gone, (struct sockaddr *)&d[i].peer, &d[i].peer_len);
+		d[i].v4 = true;
+	}
+	close(gone); /* its port now answers with ICMP port unreachable */
+	gone = -1;
+	xio_srv_sock_send_replies(s, bufs, lens, &d[0], 1, &pace, &cnt);
+	xio_srv_sock_send_replies(s, bufs + 1, lens + 1, &d[1], 1, &pace, &cnt);
+	XIO_CHECK(cnt.datagrams == 2 && cnt.send_errors == 0 && cnt.icmp_errors == 1 &&
+		  cnt.send_retries == 0,
+		  "icmp: datagrams %llu send_errors %llu icmp_errors %llu (2, 0, 1)",
+		  (unsigned long long)cnt.datagrams, (unsigned long long)cnt.send_errors,
+		  (unsigned long long)cnt.icmp_errors);
+	XIO_CHECK(recv(here, got, sizeof(got), MSG_DONTWAIT) == 4 && memcmp(got, "here", 4) == 0,
+		  "icmp: the second client's reply did not arrive");
+	/* nothing pending: a receive times out empty, nothing more counted */
+	XIO_CHECK(xio_srv_sock_recv(s, &cnt) == 0 && cnt.icmp_errors == 1,
+		  "icmp: receive after the drain: icmp_errors %llu",
+		  (unsigned long long)cnt.icmp_errors);
+out:
+	if (gone >= 0)
+		close(gone);
+	close(here);
+	if (s)
+		xio_srv_sock_close(s);
+	free(s);
+}
+
 static const struct xio_unit_test tests[] = {
 	XIO_UNIT_TEST(test_confine_dotdot),   XIO_UNIT_TEST(test_confine_absolute),
 	XIO_UNIT_TEST(test_confine_nul),      XIO_UNIT_TEST(test_confine_symlinks),
@@ -649,6 +841,7 @@ static const struct xio_unit_test tests[] = {
 	XIO_UNIT_TEST(test_chunking_raw),     XIO_UNIT_TEST(test_read_cut_at_eof),
 	XIO_UNIT_TEST(test_cache),            XIO_UNIT_TEST(test_allow),
 	XIO_UNIT_TEST(test_pace),             XIO_UNIT_TEST(test_send),
+	XIO_UNIT_TEST(test_turns),            XIO_UNIT_TEST(test_icmp_error),
 	{ NULL, NULL },
 };
 

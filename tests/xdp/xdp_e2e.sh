@@ -166,6 +166,11 @@ run_once() {
 
 	if [ -z "$why" ] && [ "$rc" -ne 0 ]; then why="xio-pipeline exited $rc"; fi
 	if [ -z "$why" ] && ! grep -q "xdp: .* mode on xd0" "$log"; then why="did not run on XDP"; fi
+	# --stats-interval: the stats line of every driver (pipeline/xio_stats.h)
+	if [ -z "$why" ] && [[ " $* " == *" --stats-interval "* ]] &&
+		! grep -Eq '^xio: t=[0-9.]+s in [0-9.]+ Mpps .*\| out [0-9.]+ Mpps .*\| (kernel|afxdp) mode, AF_XDP rx [0-9]+$' "$log"; then
+		why="no stats line"
+	fi
 	if [ -z "$why" ]; then
 		why=$(pcap_equal "$got" "$v/expected.pcap" 2>&1) || why="capture: $why"
 		local j
@@ -196,7 +201,7 @@ done
 keep=$vectors/basic-keep
 # shellcheck disable=SC2046
 run "basic-keep kernel generic" "$keep" "" --driver xdp --xdp-mode kernel --xdp-attach generic \
-	$(bash "$here/../vector-args.sh" "$keep") || true
+	--stats-interval 0.2 $(bash "$here/../vector-args.sh" "$keep") || true
 
 # Automatic fallback: the EAL is given a PCI device that does not exist.
 # shellcheck disable=SC2046

@@ -151,7 +151,12 @@ static int load_vectors(void)
 		if (e->d_name[0] == '.' || (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
 			continue;
 		xio_unit_vector_cfg(e->d_name, &v->stage);
-		snprintf(v->name, sizeof(v->name), "%s", e->d_name);
+		if (snprintf(v->name, sizeof(v->name), "%s", e->d_name) >= (int)sizeof(v->name)) {
+			fprintf(stderr, "xdp_unit: vector name '%s' longer than %zu bytes\n", e->d_name,
+				sizeof(v->name) - 1);
+			closedir(d);
+			return -1;
+		}
 		snprintf(v->dir, sizeof(v->dir), "%s/%s", vec_root, e->d_name);
 		snprintf(path, sizeof(path), "%s/in.pcap", v->dir);
 		if (read_capture(path, &v->in))
