@@ -18,8 +18,11 @@
 #
 # Needs 3K + 1 cores at least (the client gets the rest); writes
 # $BENCH_DIR/replicas-runs.csv and $BENCH_DIR/replicas.md (a section for
-# docs/perf.md) and prints the table. On the 16-core device machine:
-#   REPLICAS_THREADS=4 REPLICAS_MB=2048 make bench-replicas
+# docs/perf.md) and prints the table. On the 16-core device machine (its
+# tools from .devtools/bin when there, numpy from the python3 on PATH):
+#   make host-tools BUILD=build-dev XIO_DPDK=n &&
+#   BUILD=build-dev BENCH_DIR=$OUT REPLICAS_THREADS=4 REPLICAS_MB=2048 \
+#       bash scripts/bench/replicas.sh
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR
@@ -34,6 +37,11 @@ RATE=${REPLICAS_RATE:-2}
 ROUNDS=$BENCH_ROUNDS
 PORT0=${REPLICAS_PORT:-24100}
 for b in "$server" "$fetch"; do [ -x "$b" ] || die "$b not built (make)"; done
+[ -d .devtools/bin ] && PATH=$PWD/.devtools/bin:$PATH
+# a python3 with numpy: Debian's here, the one on PATH on the device machine
+PY=/usr/bin/python3
+"$PY" -c "import numpy" 2>/dev/null || PY=python3
+for t in jq taskset "$PY"; do command -v "$t" >/dev/null || die "$t not found"; done
 ncpu=$(nproc)
 # REPLICAS_SMOKE=1: too few cores, run unpinned (the script checked, no figure)
 smoke=${REPLICAS_SMOKE:-}
@@ -56,7 +64,7 @@ cleanup() {
 trap cleanup EXIT
 
 # tokens in range (0..50256), written by numpy in one pass
-/usr/bin/python3 - "$work/root/tok.bin" $((MB << 18)) <<'PY'
+"$PY" - "$work/root/tok.bin" $((MB << 18)) <<'PY'
 import sys
 import numpy as np
 np.random.default_rng(7910).integers(0, 50257, int(sys.argv[2]), dtype=np.int32).tofile(sys.argv[1])
