@@ -353,15 +353,16 @@ fault_reorder() {
 	expect "reorder: datagrams reordered" "$out/reorder-fault.json" .released -ge 10
 }
 
-# paced_read NAME ACTION: a raw fetch from a paced server in the background;
-# ACTION runs 1.2 s into it; exact output.
+# paced_read NAME ACTION [FETCH OPTIONS]: a raw fetch from a paced server in
+# the background; ACTION runs 1.2 s into it; exact output.
 paced_read() {
 	local name=$1 action=$2 fpid rc=0
+	shift 2
 	stop_server
 	start_server --rate "$rate"
 	start_dpu xdp-kernel "$tmp/dpu-$name-1.json" || return 1
 	live_bg "$HST" "$out/$name.err" timeout 120 "$fetch" --server "$STO_IP" --quiet \
-		--stats-json "$out/$name.json" "${paced_fetch[@]}" tokens.bin --out "$out/$name.u16"
+		--stats-json "$out/$name.json" "${paced_fetch[@]}" "$@" tokens.bin --out "$out/$name.u16"
 	fpid=$LIVE_PID
 	sleep 1.2
 	"$action" "$name"
@@ -404,14 +405,23 @@ fault_dpu_restart() {
 		.directions.a_to_b.reasons.narrowed -ge 1
 }
 
+# xio-server finishes every READ answer of the batch in hand when it stops:
+# with the default chunk and window the first requests (a congestion window
+# of 2 MiB a flow) ask for the whole file at once, and the first server would
+# send all of it. Two chunks of 256 KiB a flow leave most of the file to the
+# server started again, and its new secret refuses the client's cookie.
 fault_server_restart() {
-	paced_read server-restart server_bounce
+	paced_read server-restart server_bounce --window 2 --chunk 65536
 	[ -f "$out/server-restart.json" ] || return 0
 	narrowed_all server-restart "$tmp/dpu-server-restart-1.json" server-restart
 	expect "server-restart: the first server answered" "$tmp/server-server-restart-first.json" \
 		.answers_by_opcode.read_reply -ge 1
 	expect "server-restart: the server started again answered" "$tmp/server-server-restart-last.json" \
 		.answers_by_opcode.read_reply -ge 1
+	expect "server-restart: the new secret refused the old cookie" \
+		"$tmp/server-server-restart-last.json" .errors_by_code.cookie -ge 1
+	expect "server-restart: the client renewed its cookie" "$out/server-restart.json" \
+		.cookie_refreshes -ge 1
 }
 
 # Out of range: the pipeline (keep) passes those replies as INT32; the client
