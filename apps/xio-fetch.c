@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * xio-fetch: reads an INT32 token file (or a Megatron-LM int32 dataset)
  * from an XIO server into a UINT16 file a trainer reads: raw tokens, a
- * Megatron-LM .bin/.idx pair, or an llm.c shard. Tokens go straight from
+ * Megatron-LM .bin/.idx pair, or an llm.c shard, from one server or spread
+ * over a list of servers exporting the same files. Tokens go straight from
  * the socket into the mapped output; the output appears whole under its
  * name at the end or not at all. Exit 0: done; 1: the read failed; 2: bad
  * command line.
@@ -64,16 +65,23 @@ struct fetch {
 	uint64_t tokens;
 };
 
+static struct xio_client *progress_client; /* for the servers' shares */
+
 static void fetch_fail(struct fetch *x, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s --server HOST[:PORT] PATH --out OUT [options]\n"
+		"Usage: %s --server HOST[:PORT][,HOST[:PORT]...] PATH --out OUT [options]\n"
 		"Reads the INT32 token file PATH from an XIO server as UINT16 tokens into OUT.\n"
 		"\n"
-		"  --server HOST[:PORT]   the server (IPv4, IPv6 as [ADDR]:PORT, a name); port 7910\n"
+		"  --server HOST[:PORT]   the server (IPv4, IPv6 as [ADDR]:PORT, a name); port 7910;\n"
+		"                         a comma-separated list of servers exporting the same\n"
+		"                         files spreads the read over them (a server that stops\n"
+		"                         answering is dropped, the others read its part)\n"
+		"  --strict-mtime         with a list: refuse a file whose copies' mtimes differ\n"
+		"                         (default: a warning)\n"
 		"  --out OUT              the output; written to a temporary name, renamed when whole\n"
 		"  --format raw|megatron|llmc\n"
 		"                         raw (default): OUT holds the UINT16 tokens\n"
@@ -91,8 +99,9 @@ static void usage(FILE *f)
 		"  --timeout-ms N         first timeout and ceiling of the adaptive one (500)\n"
 		"  --retries N            timeouts in a row before giving up (8)\n"
 		"  --no-gro               receive datagrams one by one (default: UDP_GRO trains)\n"
-		"  --flows N              UDP sockets and threads of the read, 1..64 (the CPUs\n"
-		"                         this process may use, at most 4)\n"
+		"  --flows N              UDP sockets and threads of the read in all, 1..64, at\n"
+		"                         least one a server (the CPUs this process may use, at\n"
+		"                         most 4)\n"
 		"  --progress             a progress line even when stderr is not a terminal\n"
 		"  --quiet                no progress and no summary\n"
 		"  --stats-json FILE      counters as JSON when done (also on failure)\n"
@@ -133,7 +142,7 @@ static void parse_args(int argc, char **argv, struct fetch_opts *o)
 {
 	enum { O_SERVER = 256, O_OUT, O_FORMAT, O_FIRST, O_COUNT, O_CRC, O_OVERFLOW, O_CHUNK,
 	       O_WINDOW, O_TIMEOUT, O_RETRIES, O_RANK, O_WORLD, O_PROGRESS, O_QUIET, O_STATS,
-	       O_HELP, O_VERSION, O_NO_GRO, O_FLOWS };
+	       O_HELP, O_VERSION, O_NO_GRO, O_FLOWS, O_STRICT_MTIME };
 	static const struct option longopts[] = {
 		{ "server", required_argument, NULL, O_SERVER },
 		{ "out", required_argument, NULL, O_OUT },
@@ -155,6 +164,7 @@ static void parse_args(int argc, char **argv, struct fetch_opts *o)
 		{ "version", no_argument, NULL, O_VERSION },
 		{ "no-gro", no_argument, NULL, O_NO_GRO },
 		{ "flows", required_argument, NULL, O_FLOWS },
+		{ "strict-mtime", no_argument, NULL, O_STRICT_MTIME },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool progress = false, quiet = false;
@@ -165,7 +175,7 @@ static void parse_args(int argc, char **argv, struct fetch_opts *o)
 	o->world = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		const char *name = c >= O_SERVER && c <= O_FLOWS ? longopts[c - O_SERVER].name : "";
+		const char *name = c >= O_SERVER && c <= O_STRICT_MTIME ? longopts[c - O_SERVER].name : "";
 
 		switch (c) {
 		case O_SERVER: o->server = optarg; break;
@@ -190,6 +200,7 @@ static void parse_args(int argc, char **argv, struct fetch_opts *o)
 		case O_STATS: o->stats_json = optarg; break;
 		case O_NO_GRO: o->xo.gro = 0; break;
 		case O_FLOWS: o->xo.flows = (uint32_t)xio_main_num(name, optarg, 1, 64); break;
+		case O_STRICT_MTIME: o->xo.strict_mtime = 1; break;
 		case O_HELP: usage(stdout); exit(0);
 		case O_VERSION: xio_main_version();
 		case ':': xio_main_usage("option '%s' needs a value", argv[optind - 1]);
@@ -273,6 +284,28 @@ static void outputs_discard(void)
 
 /* ---- progress ---- */
 
+/* With a list: each server's share of the tokens so far, or "dropped". */
+static void show_shares(struct xio_client *c)
+{
+	uint32_t n = c ? xio_client_server_count(c) : 0;
+	struct xio_server_stats st[XIO_SERVERS_MAX];
+	uint64_t sum = 0;
+
+	if (n < 2)
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		xio_client_server_stats(c, i, &st[i], sizeof(st[i]), NULL);
+		sum += st[i].tokens;
+	}
+	fputs(" |", stderr);
+	for (uint32_t i = 0; i < n; i++)
+		if (st[i].state == XIO_SERVER_UP)
+			fprintf(stderr, " %s %.0f%%", st[i].address,
+				sum ? 100.0 * (double)st[i].tokens / (double)sum : 0.0);
+		else
+			fprintf(stderr, " %s %s", st[i].address, xio_server_state_name(st[i].state));
+}
+
 static void show_progress(void *arg, uint64_t done, uint64_t total)
 {
 	struct progress *p = arg;
@@ -292,10 +325,12 @@ static void show_progress(void *arg, uint64_t done, uint64_t total)
 	memset(bar, '#', (size_t)fill);
 	memset(bar + fill, '.', (size_t)(30 - fill));
 	bar[30] = '\0';
-	fprintf(stderr, "%s[%s] %5.1f%% %llu/%llu tokens %.1f Mtok/s ETA %d:%02d%s",
+	fprintf(stderr, "%s[%s] %5.1f%% %llu/%llu tokens %.1f Mtok/s ETA %d:%02d",
 		p->tty ? "\r" : "", bar, p->total ? 100.0 * (double)all / (double)p->total : 100.0,
 		(unsigned long long)all, (unsigned long long)p->total, rate / 1e6, (int)eta / 60,
-		(int)eta % 60, p->tty ? "\033[K" : "\n");
+		(int)eta % 60);
+	show_shares(progress_client);
+	fputs(p->tty ? "\033[K" : "\n", stderr);
 	if (p->tty && all == p->total)
 		fputc('\n', stderr);
 }
@@ -324,6 +359,39 @@ static void write_flow_stats(struct xio_json *j, struct xio_client *c)
 		xio_json_u64(j, "duplicates", s.duplicates);
 		xio_json_u64(j, "srtt_us", s.srtt_us);
 		xio_json_u64(j, "cwnd", s.cwnd);
+		xio_json_end_object(j);
+	}
+	xio_json_end_array(j);
+}
+
+/* Each server's state and counters, as "servers": [{...}, ...]. */
+static void write_server_stats(struct xio_json *j, struct xio_client *c)
+{
+	uint32_t n = c ? xio_client_server_count(c) : 0;
+
+	xio_json_begin_array(j, "servers");
+	for (uint32_t i = 0; i < n; i++) {
+		struct xio_server_stats s;
+
+		if (xio_client_server_stats(c, i, &s, sizeof(s), NULL) < 0)
+			break;
+		xio_json_begin_object(j, NULL);
+		xio_json_str(j, "address", s.address);
+		xio_json_str(j, "state", xio_server_state_name(s.state));
+		xio_json_u64(j, "flows", s.flows);
+		xio_json_u64(j, "tokens", s.tokens);
+		xio_json_u64(j, "bytes", s.bytes);
+		xio_json_u64(j, "datagrams", s.datagrams);
+		xio_json_u64(j, "requests", s.requests);
+		xio_json_u64(j, "re_requests", s.re_requests);
+		xio_json_u64(j, "timeouts", s.timeouts);
+		xio_json_u64(j, "refused", s.refused);
+		xio_json_u64(j, "drops", s.drops);
+		xio_json_u64(j, "rejoins", s.rejoins);
+		xio_json_u64(j, "mtime_ns", s.mtime_ns);
+		xio_json_u64(j, "mtime_differs", s.mtime_differs);
+		if (s.last_error.code)
+			xio_json_str(j, "last_error", s.last_error.msg);
 		xio_json_end_object(j);
 	}
 	xio_json_end_array(j);
@@ -388,6 +456,7 @@ static void write_stats(const struct fetch *x, const char *error)
 	xio_json_u64(&j, "cwnd_reductions", s.cwnd_reductions);
 	xio_json_u64(&j, "cookie_refreshes", s.cookie_refreshes);
 	write_flow_stats(&j, x->c);
+	write_server_stats(&j, x->c);
 	if (error)
 		xio_json_str(&j, "error", error);
 	xio_json_end_object(&j);
@@ -414,13 +483,39 @@ static void fetch_fail(struct fetch *x, const char *fmt, ...)
 	xio_main_fail("%s", msg);
 }
 
-/* Stats a token file: it must hold whole INT32 tokens. */
-static void stat_tokens(struct fetch *x, const char *path, struct xio_stat *st)
+/* Stats a file on every server; a warning when the copies' mtimes differ
+ * (--strict-mtime refuses them in xio_stat). */
+static void stat_file(struct fetch *x, const char *path, struct xio_stat *st)
 {
+	uint32_t n = xio_client_server_count(x->c);
 	struct xio_error err;
+	char list[512];
+	size_t len = 0;
+	bool differ = false;
 
 	if (xio_stat(x->c, path, st, &err) < 0)
 		fetch_fail(x, "%s", err.msg);
+	for (uint32_t i = 0; i < n && len < sizeof(list); i++) {
+		struct xio_server_stats s;
+
+		xio_client_server_stats(x->c, i, &s, sizeof(s), NULL);
+		if (s.state != XIO_SERVER_UP)
+			continue;
+		differ |= s.mtime_ns != st->mtime_ns;
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s %llu.%09llu",
+					len ? ", " : "", s.address,
+					(unsigned long long)(s.mtime_ns / 1000000000u),
+					(unsigned long long)(s.mtime_ns % 1000000000u));
+	}
+	if (differ && x->o.progress != 0)
+		fprintf(stderr, "%s: warning: %s: the servers' copies have different mtimes (%s); "
+			"--strict-mtime refuses them\n", xio_cli_prog(), path, list);
+}
+
+/* Stats a token file: it must hold whole INT32 tokens. */
+static void stat_tokens(struct fetch *x, const char *path, struct xio_stat *st)
+{
+	stat_file(x, path, st);
 	if (!st->is_tokens)
 		fetch_fail(x, "%s: %llu bytes, not a multiple of 4: not an INT32 token file", path,
 			   (unsigned long long)st->size);
@@ -498,8 +593,8 @@ static void fetch_megatron(struct fetch *x)
 	struct xio_error err;
 	uint64_t first, count;
 
-	if (xio_stat(x->c, idx_path, &ist, &err) < 0 || xio_stat(x->c, bin_path, &bst, &err) < 0)
-		fetch_fail(x, "%s", err.msg);
+	stat_file(x, idx_path, &ist);
+	stat_file(x, bin_path, &bst);
 	output_open(x, &idx, 0, out_idx, ist.size);
 	if (ist.size && xio_read_bytes(x->c, idx_path, 0, ist.size, idx.map, &err) < 0)
 		fetch_fail(x, "%s", err.msg);
@@ -549,6 +644,7 @@ int main(int argc, char **argv)
 	x.p.start_ns = xio_now_ns();
 	if (xio_connect(x.o.server, &x.o.xo, &x.c, &err) < 0)
 		fetch_fail(&x, "%s", err.msg);
+	progress_client = x.c;
 	xio_set_progress(x.c, show_progress, &x.p);
 	if (x.o.format == FMT_MEGATRON)
 		fetch_megatron(&x);

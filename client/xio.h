@@ -10,7 +10,7 @@
  *	struct xio_client *c;
  *	struct xio_stat st;
  *
- *	if (xio_connect("storage1:7910", NULL, &c, &err) < 0 ||
+ *	if (xio_connect("storage1:7910,storage2:7910", NULL, &c, &err) < 0 ||
  *	    xio_stat(c, "shards/train.bin", &st, &err) < 0 ||
  *	    xio_read(c, "shards/train.bin", 0, st.tokens, out, &err) < 0)
  *		fprintf(stderr, "%s\n", err.msg);
@@ -20,18 +20,19 @@
  *   success and -code (enum xio_code) on failure, and fills *err (may be
  *   NULL) with the code and a one-line message naming the problem.
  * - No global state. A client handle may be shared by threads: its calls
- *   are serialised. A client has opts.flows flows, each a UDP socket of its
- *   own (its own source port); a read runs flow 0 on the caller's thread
- *   and the others on threads it starts and joins, all taking chunks from
- *   one dispenser. A stream is used by one consumer thread at a time; it
+ *   are serialised. A client has one server or a list of them (replicas
+ *   of one tree) and opts.flows flows in all (at least one a server), each
+ *   a UDP socket of its own (its own source port) to one server; a read
+ *   runs flow 0 on the caller's thread and the others on threads it starts
+ *   and joins, all taking chunks from one dispenser. A stream is used by one consumer thread at a time; it
  *   fetches on a thread of its own, with flows of its own (as many sockets
  *   as the client's flows).
  * - Tokens are little-endian UINT16 in the caller's memory, token i of the
  *   range at index i.
  * - struct xio_opts and struct xio_stats are allocated by the caller and
  *   only ever grow at their end; each time they grow the soname's major
- *   number goes up (libxio.so.1: gro and flows in xio_opts, the counters
- *   from recv_calls on in xio_stats), so a program built against an older
+ *   number goes up (libxio.so.1: gro, flows and strict_mtime in xio_opts,
+ *   the counters from recv_calls on in xio_stats), so a program built against an older
  *   xio.h fails to load instead of passing a short structure. Fill options
  *   with xio_opts_init() and change only the fields you mean to.
  */
@@ -62,6 +63,8 @@ enum xio_code {
 	XIO_EPROTO = 8,   /* the server broke the protocol (a malformed STAT_REPLY) */
 	XIO_EFORMAT = 9,  /* a Megatron index that cannot be converted */
 	XIO_ECANCELED = 10, /* the stream was closed while fetching */
+	XIO_EREPLICA = 11, /* the servers of a list disagree on a file: its size, or
+			      its mtime with strict_mtime */
 };
 
 /* A failure: the code, the server's ERROR_REPLY code when code is
@@ -74,7 +77,8 @@ struct xio_error {
 };
 
 /* "ok", "bad_argument", "system", "address", "timeout", "server", "range",
- * "token", "protocol", "format", "canceled"; "unknown" for anything else. */
+ * "token", "protocol", "format", "canceled", "replica"; "unknown" for
+ * anything else. */
 XIO_API const char *xio_code_name(int code);
 
 /* Options of a client. xio_opts_init() sets the defaults shown. */
@@ -94,8 +98,11 @@ struct xio_opts {
 	uint32_t gro;          /* 1: receive with UDP_GRO, trains of datagrams in one
 				  buffer (1) */
 	uint32_t flows;        /* UDP sockets (source ports) and threads one read
-				  uses, 1..64; `window` is per flow (the CPUs this
+				  uses in all, 1..64, raised to one a server when a
+				  list has more; `window` is per flow (the CPUs this
 				  process may run on, at most 4) */
+	uint32_t strict_mtime; /* 1: the servers of a list must agree on a file's
+				  mtime too, not only on its size (0) */
 };
 
 XIO_API void xio_opts_init(struct xio_opts *o);
@@ -145,8 +152,12 @@ struct xio_stats {
 struct xio_client;
 
 /* Opens a client of the server at "HOST[:PORT]" ("[V6]:PORT" for an IPv6
- * address with a port), port 7910 by default. opts may be NULL for the
- * defaults. Nothing is sent yet. */
+ * address with a port), port 7910 by default, or of a comma-separated list
+ * of them ("a,b:7911,[fd00::3]:7910", at most XIO_SERVERS_MAX), servers
+ * exporting the same files: a read is spread over all of them. A name is
+ * one server: the first of its addresses that a UDP socket connects to
+ * (list the addresses to use several). opts may be NULL for the defaults.
+ * Nothing is sent yet. */
 XIO_API int xio_connect(const char *server, const struct xio_opts *opts,
 			struct xio_client **out, struct xio_error *err);
 
@@ -166,7 +177,13 @@ struct xio_stat {
 	uint32_t is_tokens; /* 1 when size is a multiple of 4 */
 };
 
-/* STAT_REQUEST: path relative to the server's root. */
+/* STAT_REQUEST: path relative to the server's root, sent to every server
+ * of the list (those dropped included: a server that answers is up again).
+ * The sizes of those that answer must agree (XIO_EREPLICA naming each
+ * server otherwise; also an answer of not_found beside sizes); mtimes may
+ * differ (counted in each server's mtime_differs) unless strict_mtime. A
+ * server that does not answer is dropped; the stat fails only when none
+ * answers. *st is the first answering server's. */
 XIO_API int xio_stat(struct xio_client *c, const char *path, struct xio_stat *st,
 		     struct xio_error *err);
 
@@ -202,6 +219,43 @@ XIO_API void xio_client_stats(struct xio_client *c, struct xio_stats *st);
 XIO_API uint32_t xio_client_flows(struct xio_client *c);
 XIO_API int xio_client_flow_stats(struct xio_client *c, uint32_t i, struct xio_stats *st,
 				  struct xio_error *err);
+
+/* Servers of a list. A server is up, or dropped: it stopped answering a
+ * read (its retries ran out) or a STAT, and its missing ranges went to the
+ * others; it takes part in no read until a STAT reaches it again. */
+#define XIO_SERVERS_MAX 64
+enum xio_server_state { XIO_SERVER_UP = 0, XIO_SERVER_DROPPED = 1 };
+
+/* "up", "dropped"; "unknown" for anything else. */
+XIO_API const char *xio_server_state_name(uint32_t state);
+
+/* One server's counters, cumulative since the client (stream) was opened.
+ * The structure only grows at its end: callers pass its size, and a
+ * library copies at most that much (fields it does not know stay as the
+ * caller left them). */
+struct xio_server_stats {
+	char address[256];        /* as given in the list */
+	uint32_t state;           /* enum xio_server_state */
+	uint32_t flows;           /* flows to it */
+	uint64_t tokens;          /* tokens it brought (placed first) */
+	uint64_t bytes;           /* bytes of RAW reads it brought */
+	uint64_t datagrams;       /* datagrams received from it */
+	uint64_t requests;        /* requests sent to it */
+	uint64_t re_requests;     /* of them, asked again */
+	uint64_t timeouts;
+	uint64_t refused;         /* ICMP port unreachable reports */
+	uint64_t drops;           /* times it was dropped */
+	uint64_t rejoins;         /* times a STAT brought it back */
+	uint64_t mtime_ns;        /* its copy's mtime at its last STAT answer */
+	uint64_t mtime_differs;   /* STATs where it differed from the first answer's */
+	struct xio_error last_error; /* why it was last dropped (code 0: never) */
+};
+
+/* The servers of the list, and server i's counters (size: sizeof(*st)). */
+XIO_API uint32_t xio_client_server_count(struct xio_client *c);
+XIO_API int xio_client_server_stats(struct xio_client *c, uint32_t i,
+				    struct xio_server_stats *st, size_t size,
+				    struct xio_error *err);
 
 /* Sharding: rank of world readers reads the rank-th contiguous part of
  * [first, first + count): parts differ by at most one token and, in rank
@@ -248,6 +302,13 @@ XIO_API void xio_stream_range(const struct xio_stream *s, uint64_t *first, uint6
 /* Counters of the stream's fetcher, as of its last completed read (a read
  * fills the ring's free buffers). */
 XIO_API void xio_stream_stats(struct xio_stream *s, struct xio_stats *st);
+
+/* The stream's servers (the client's list; those dropped there start
+ * dropped) and server i's counters, as xio_client_server_stats. */
+XIO_API uint32_t xio_stream_server_count(struct xio_stream *s);
+XIO_API int xio_stream_server_stats(struct xio_stream *s, uint32_t i,
+				    struct xio_server_stats *st, size_t size,
+				    struct xio_error *err);
 
 /* Stops the fetcher (a read in progress ends at once) and frees the ring. */
 XIO_API void xio_stream_close(struct xio_stream *s);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * xio_client.c: the client handle: one engine (its flows: sockets, timers,
- * counters) behind a mutex, so that threads sharing a handle take turns; the public
- * stat and read calls.
+ * counters, servers) behind a mutex, so that threads sharing a handle take
+ * turns; the public stat and read calls.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,21 +18,21 @@ int xio_connect(const char *server, const struct xio_opts *opts, struct xio_clie
 
 	if (!server || !out)
 		return xio_fail(err, XIO_EARG, "xio_connect: no server or no handle to fill");
-	if (strlen(server) >= sizeof(c->server))
-		return xio_fail(err, XIO_EADDR, "server name too long");
 	if (!opts) {
 		xio_opts_init(&defaults);
 		opts = &defaults;
 	}
 	c = calloc(1, sizeof(*c));
-	if (!c)
+	if (!c || !(c->server = strdup(server))) {
+		free(c);
 		return xio_fail(err, XIO_ESYS, "out of memory");
+	}
 	rc = xio_engine_init(&c->e, server, opts, err);
 	if (rc < 0) {
+		free(c->server);
 		free(c);
 		return rc;
 	}
-	snprintf(c->server, sizeof(c->server), "%s", server);
 	pthread_mutex_init(&c->lock, NULL);
 	*out = c;
 	return 0;
@@ -44,6 +44,7 @@ void xio_close(struct xio_client *c)
 		return;
 	xio_engine_fini(&c->e);
 	pthread_mutex_destroy(&c->lock);
+	free(c->server);
 	free(c);
 }
 
@@ -127,4 +128,19 @@ int xio_client_flow_stats(struct xio_client *c, uint32_t i, struct xio_stats *st
 	xio_flow_stats(&c->e.flows[i], st);
 	pthread_mutex_unlock(&c->lock);
 	return 0;
+}
+
+uint32_t xio_client_server_count(struct xio_client *c)
+{
+	return c ? c->e.nservers : 0;
+}
+
+/* Not under the client's lock: the progress callback, inside a read, may
+ * ask. */
+int xio_client_server_stats(struct xio_client *c, uint32_t i, struct xio_server_stats *st,
+			    size_t size, struct xio_error *err)
+{
+	if (!c)
+		return xio_fail(err, XIO_EARG, "no client");
+	return xio_engine_server_stats(&c->e, i, st, size, err);
 }

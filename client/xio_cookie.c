@@ -41,9 +41,10 @@ int xio_cookies_init(struct xio_engine *e, struct xio_error *err)
 		if (getsockname(f->conn.fd, (struct sockaddr *)&local, &len) < 0)
 			local.ss_family = AF_UNSPEC;
 		for (k = 0; k < e->ncookies; k++)
-			if (same_address(&e->cookies[k].local, &local))
+			if (e->cookies[k].server == f->server && same_address(&e->cookies[k].local, &local))
 				break;
 		if (k == e->ncookies) {
+			e->cookies[k].server = f->server;
 			e->cookies[k].local = local;
 			pthread_mutex_init(&e->cookies[k].lock, NULL);
 			e->ncookies++;

@@ -2,11 +2,14 @@
  * xio_engine.c: what every exchange with a server shares: the options and
  * their limits, and the flows, each with its socket, its adaptive timeout,
  * its counters and its table of requests sent (by stream_id) that answers
- * are checked against. A client handle has one engine, a stream another.
+ * are checked against; the servers of the list, each with its flows, its
+ * state (up or dropped) and its last error. A client handle has one
+ * engine, a stream another.
  */
 #include <errno.h>
 #include <sched.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -40,6 +43,7 @@ void xio_opts_init(struct xio_opts *o)
 		.saturate = 0,
 		.gro = 1,
 		.flows = xio_default_flows(),
+		.strict_mtime = 0,
 	};
 }
 
@@ -58,8 +62,8 @@ int xio_opts_check(const struct xio_opts *o, struct xio_error *err)
 		return xio_fail(err, XIO_EARG, "max_count %u: must be 0..65535", o->max_count);
 	if (o->flows < 1 || o->flows > XIO_FLOWS_MAX)
 		return xio_fail(err, XIO_EARG, "flows %u: must be 1..%d", o->flows, XIO_FLOWS_MAX);
-	if (o->crc > 1 || o->saturate > 1 || o->gro > 1)
-		return xio_fail(err, XIO_EARG, "crc, saturate and gro are 0 or 1");
+	if (o->crc > 1 || o->saturate > 1 || o->gro > 1 || o->strict_mtime > 1)
+		return xio_fail(err, XIO_EARG, "crc, saturate, gro and strict_mtime are 0 or 1");
 	return 0;
 }
 
@@ -112,31 +116,78 @@ static int flow_init(struct xio_flow *f, const char *server, const struct xio_op
 	return 0;
 }
 
-int xio_engine_init(struct xio_engine *e, const char *server, const struct xio_opts *o,
+/* Splits the comma-separated list into e->servers (names trimmed of
+ * blanks; an empty entry is an error). */
+static int parse_servers(struct xio_engine *e, const char *list, struct xio_error *err)
+{
+	const char *p = list;
+	uint32_t n = 1;
+
+	for (const char *q = list; *q; q++)
+		n += *q == ',';
+	if (n > XIO_SERVERS_MAX)
+		return xio_fail(err, XIO_EADDR, "%u servers listed: at most %d", n, XIO_SERVERS_MAX);
+	e->servers = calloc(n, sizeof(*e->servers));
+	if (!e->servers)
+		return xio_fail(err, XIO_ESYS, "out of memory for %u servers", n);
+	for (uint32_t i = 0; i < n; i++) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		while (len && (*p == ' ' || *p == '\t'))
+			p++, len--;
+		while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+			len--;
+		e->nservers = i + 1;
+		if (len == 0)
+			return xio_fail(err, XIO_EADDR, "server list '%.200s': entry %u is empty", list,
+					i + 1);
+		e->servers[i].name = strndup(p, len);
+		if (!e->servers[i].name)
+			return xio_fail(err, XIO_ESYS, "out of memory");
+		p = end ? end + 1 : p + len;
+	}
+	return 0;
+}
+
+int xio_engine_init(struct xio_engine *e, const char *servers, const struct xio_opts *o,
 		    struct xio_error *err)
 {
+	uint32_t nflows;
 	int rc;
 
 	memset(e, 0, sizeof(*e));
 	e->wake_fd = -1;
+	pthread_mutex_init(&e->server_lock, NULL);
 	rc = xio_opts_check(o, err);
-	if (rc < 0)
+	if (rc == 0)
+		rc = parse_servers(e, servers, err);
+	if (rc < 0) {
+		xio_engine_fini(e);
 		return rc;
+	}
 	e->opts = *o;
 	/* a RAW chunk counts bytes: chunk_tokens of them, a quarter of a token
 	 * chunk's bytes, so that a slot's bitmap holds chunk_tokens bits */
 	e->slot_units = o->chunk_tokens;
-	e->flows = calloc(o->flows, sizeof(*e->flows));
-	if (!e->flows)
-		return xio_fail(err, XIO_ESYS, "out of memory for %u flows", o->flows);
+	nflows = o->flows < e->nservers ? e->nservers : o->flows;
+	e->flows = calloc(nflows, sizeof(*e->flows));
+	if (!e->flows) {
+		xio_engine_fini(e);
+		return xio_fail(err, XIO_ESYS, "out of memory for %u flows", nflows);
+	}
 	e->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (e->wake_fd < 0) {
 		xio_engine_fini(e);
 		return xio_fail(err, XIO_ESYS, "eventfd: %s", strerror(errno));
 	}
-	for (uint32_t i = 0; i < o->flows; i++) {
+	for (uint32_t i = 0; i < nflows; i++) {
+		struct xio_server *srv = &e->servers[i % e->nservers];
+
 		e->nflows = i + 1;
-		rc = flow_init(&e->flows[i], server, o, e->slot_units, err);
+		e->flows[i].server = i % e->nservers;
+		srv->nflows++;
+		rc = flow_init(&e->flows[i], srv->name, o, e->slot_units, err);
 		if (rc < 0) {
 			xio_engine_fini(e);
 			return rc;
@@ -156,9 +207,121 @@ void xio_engine_fini(struct xio_engine *e)
 	free(e->flows);
 	e->flows = NULL;
 	e->nflows = 0;
+	for (uint32_t i = 0; i < e->nservers; i++)
+		free(e->servers[i].name);
+	free(e->servers);
+	e->servers = NULL;
+	e->nservers = 0;
 	if (e->wake_fd >= 0)
 		close(e->wake_fd);
 	e->wake_fd = -1;
+	pthread_mutex_destroy(&e->server_lock);
+}
+
+const char *xio_server_state_name(uint32_t state)
+{
+	return state == XIO_SERVER_UP ? "up" : state == XIO_SERVER_DROPPED ? "dropped" : "unknown";
+}
+
+uint32_t xio_engine_up(struct xio_engine *e)
+{
+	uint32_t up = 0;
+
+	pthread_mutex_lock(&e->server_lock);
+	for (uint32_t i = 0; i < e->nservers; i++)
+		up += e->servers[i].state == XIO_SERVER_UP;
+	pthread_mutex_unlock(&e->server_lock);
+	return up;
+}
+
+uint32_t xio_engine_drop(struct xio_engine *e, uint32_t i, const struct xio_error *why)
+{
+	uint32_t up = 0;
+
+	pthread_mutex_lock(&e->server_lock);
+	if (e->servers[i].state == XIO_SERVER_UP) {
+		__atomic_store_n(&e->servers[i].state, XIO_SERVER_DROPPED, __ATOMIC_RELAXED);
+		e->servers[i].drops++;
+	}
+	e->servers[i].last_error = *why;
+	for (uint32_t k = 0; k < e->nservers; k++)
+		up += e->servers[k].state == XIO_SERVER_UP;
+	pthread_mutex_unlock(&e->server_lock);
+	return up;
+}
+
+int xio_engine_all_failed(struct xio_engine *e, const char *path, struct xio_error *err)
+{
+	struct xio_error all;
+	bool same = true;
+	size_t len;
+
+	if (e->nservers == 1) {
+		pthread_mutex_lock(&e->server_lock);
+		all = e->servers[0].last_error;
+		pthread_mutex_unlock(&e->server_lock);
+		if (err)
+			*err = all;
+		return -all.code;
+	}
+	xio_fail(&all, XIO_ETIMEOUT, "%s: no server left:", path);
+	len = strlen(all.msg);
+	pthread_mutex_lock(&e->server_lock);
+	/* the code they all failed with (a timeout when they differ) */
+	for (uint32_t i = 0; i < e->nservers; i++)
+		same &= e->servers[i].last_error.code == e->servers[0].last_error.code;
+	if (same && e->servers[0].last_error.code) {
+		all.code = e->servers[0].last_error.code;
+		all.server_code = e->servers[0].last_error.server_code;
+	}
+	for (uint32_t i = 0; i < e->nservers && len < sizeof(all.msg); i++) {
+		const struct xio_server *srv = &e->servers[i];
+
+		len += (size_t)snprintf(all.msg + len, sizeof(all.msg) - len, "%s %s: %s",
+					i ? ";" : "", srv->name,
+					srv->last_error.code ? srv->last_error.msg : "up");
+	}
+	pthread_mutex_unlock(&e->server_lock);
+	if (err)
+		*err = all;
+	return -all.code;
+}
+
+int xio_engine_server_stats(struct xio_engine *e, uint32_t i, struct xio_server_stats *st,
+			    size_t size, struct xio_error *err)
+{
+	struct xio_server_stats s;
+
+	if (!st || i >= e->nservers)
+		return xio_fail(err, XIO_EARG, "server %u: there are %u", i, e->nservers);
+	memset(&s, 0, sizeof(s));
+	snprintf(s.address, sizeof(s.address), "%s", e->servers[i].name);
+	/* a read may be running (the progress callback): its flows' counters
+	 * are read as they are at this moment */
+	for (uint32_t k = 0; k < e->nflows; k++) {
+		const struct xio_stats *f = &e->flows[k].st;
+
+		if (e->flows[k].server != i)
+			continue;
+		s.tokens += __atomic_load_n(&f->tokens, __ATOMIC_RELAXED);
+		s.bytes += __atomic_load_n(&f->bytes, __ATOMIC_RELAXED);
+		s.datagrams += __atomic_load_n(&f->datagrams, __ATOMIC_RELAXED);
+		s.requests += __atomic_load_n(&f->requests, __ATOMIC_RELAXED);
+		s.re_requests += __atomic_load_n(&f->re_requests, __ATOMIC_RELAXED);
+		s.timeouts += __atomic_load_n(&f->timeouts, __ATOMIC_RELAXED);
+		s.refused += __atomic_load_n(&f->refused, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_lock(&e->server_lock);
+	s.state = e->servers[i].state;
+	s.flows = e->servers[i].nflows;
+	s.drops = e->servers[i].drops;
+	s.rejoins = e->servers[i].rejoins;
+	s.mtime_ns = e->servers[i].mtime_ns;
+	s.mtime_differs = e->servers[i].mtime_differs;
+	s.last_error = e->servers[i].last_error;
+	pthread_mutex_unlock(&e->server_lock);
+	memcpy(st, &s, size < sizeof(s) ? size : sizeof(s));
+	return 0;
 }
 
 void xio_engine_cancel(struct xio_engine *e)

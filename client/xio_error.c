@@ -13,7 +13,7 @@ static const char *const code_names[] = {
 	[XIO_OK] = "ok",           [XIO_EARG] = "bad_argument", [XIO_ESYS] = "system",
 	[XIO_EADDR] = "address",   [XIO_ETIMEOUT] = "timeout",  [XIO_ESERVER] = "server",
 	[XIO_ERANGE] = "range",    [XIO_ETOKEN] = "token",      [XIO_EPROTO] = "protocol",
-	[XIO_EFORMAT] = "format",  [XIO_ECANCELED] = "canceled",
+	[XIO_EFORMAT] = "format",  [XIO_ECANCELED] = "canceled", [XIO_EREPLICA] = "replica",
 };
 
 const char *xio_code_name(int code)

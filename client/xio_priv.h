@@ -209,6 +209,7 @@ static inline const uint8_t *xio_conn_rx(const struct xio_conn *c, int i)
  * none (1.0, or validation off) gets none. */
 struct xio_cookie {
 	pthread_mutex_t lock;
+	uint32_t server;               /* the server's index in the list */
 	struct sockaddr_storage local; /* the port not counted */
 	uint8_t v[XIO_COOKIE_LEN];
 	bool have;
@@ -277,14 +278,31 @@ struct xio_flow {
 	unsigned nwatch;
 	uint64_t inflight;      /* bytes asked for and not received (4 a token, 1 a
 				   byte) */
-	struct xio_cookie *cookie; /* that of its local address, in the engine's table */
+	struct xio_cookie *cookie; /* that of its server and local address, in the
+				      engine's table */
+	uint32_t server;        /* the server it reads from: its index in the list */
+};
+
+/* A server of the list. state, drops, rejoins and last_error change under
+ * the engine's server lock (a read's flows drop it from their threads). */
+struct xio_server {
+	char *name;             /* as given in the list */
+	uint32_t state;         /* enum xio_server_state */
+	uint32_t nflows;        /* flows to it */
+	uint64_t drops, rejoins;
+	uint64_t mtime_ns, mtime_differs;
+	struct xio_error last_error;
 };
 
 struct xio_engine {
 	struct xio_opts opts;
 	uint32_t nflows;
-	struct xio_flow *flows; /* opts.flows */
-	struct xio_cookie *cookies; /* one per local address of the flows */
+	struct xio_flow *flows; /* max(opts.flows, nservers); flow i reads from
+				   server i % nservers */
+	uint32_t nservers;
+	struct xio_server *servers;
+	pthread_mutex_t server_lock;
+	struct xio_cookie *cookies; /* one per server and local address of the flows */
 	uint32_t ncookies;
 	int wake_fd;            /* eventfd: a stream closed, or a flow of the read failed */
 	bool canceled;          /* the stream was closed (atomic) */
@@ -297,9 +315,24 @@ struct xio_engine {
  * run on (sched_getaffinity), at most 4 (docs/client.md). */
 XIO_HIDDEN uint32_t xio_default_flows(void);
 XIO_HIDDEN int xio_opts_check(const struct xio_opts *o, struct xio_error *err);
-/* Opens opts.flows flows to server. */
-XIO_HIDDEN int xio_engine_init(struct xio_engine *e, const char *server,
+/* Opens the flows to the servers of the comma-separated list. */
+XIO_HIDDEN int xio_engine_init(struct xio_engine *e, const char *servers,
 			       const struct xio_opts *o, struct xio_error *err);
+/* Server i's state and counters (its flows' added up), as the public
+ * xio_*_server_stats. */
+XIO_HIDDEN int xio_engine_server_stats(struct xio_engine *e, uint32_t i,
+				       struct xio_server_stats *st, size_t size,
+				       struct xio_error *err);
+/* Drops server i (if it is up) with the reason in *why, its last error:
+ * returns the servers still up. */
+XIO_HIDDEN uint32_t xio_engine_drop(struct xio_engine *e, uint32_t i, const struct xio_error *why);
+/* The servers up. */
+XIO_HIDDEN uint32_t xio_engine_up(struct xio_engine *e);
+/* The failure when no server is left: path, then each server with its last
+ * error ("A: ...; B: ..."), the code theirs when they agree (else
+ * XIO_ETIMEOUT); with one server its own error as it is. */
+XIO_HIDDEN int xio_engine_all_failed(struct xio_engine *e, const char *path,
+				     struct xio_error *err);
 XIO_HIDDEN void xio_engine_fini(struct xio_engine *e);
 /* A fresh non-zero stream_id of a flow and its table entry. */
 XIO_HIDDEN struct xio_req *xio_flow_new_req(struct xio_flow *f);
@@ -328,8 +361,8 @@ XIO_HIDDEN int xio_engine_read(struct xio_engine *e, const char *path, uint64_t 
 XIO_HIDDEN int xio_engine_readv(struct xio_engine *e, const char *path,
 				const struct xio_span *spans, size_t n, uint8_t *dst, bool raw,
 				struct xio_error *err);
-/* Gives each flow the cookie of its local address (flows that leave from
- * one address share one). 0, or -XIO_ESYS. */
+/* Gives each flow the cookie of its server and local address (the flows
+ * to one server that leave from one address share one). 0, or -XIO_ESYS. */
 XIO_HIDDEN int xio_cookies_init(struct xio_engine *e, struct xio_error *err);
 XIO_HIDDEN void xio_cookies_fini(struct xio_engine *e);
 /* Takes the cookie of a STAT_REPLY (none in a 16-byte body: a server that
@@ -348,7 +381,8 @@ XIO_HIDDEN void xio_cookie_drop(struct xio_cookie *c);
  * flow f (xio_stat.c). */
 XIO_HIDDEN struct xio_req *xio_flow_send_stat(struct xio_flow *f, const char *path, size_t plen,
 					      uint64_t stat_no, bool first_try);
-/* STAT_REQUEST with retries, on flow 0 (xio_stat.c). */
+/* STAT_REQUEST with retries, to every server on its first flow, the
+ * answers compared (xio_stat.c). */
 XIO_HIDDEN int xio_engine_stat(struct xio_engine *e, const char *path, struct xio_stat *st,
 			       struct xio_error *err);
 /* Checks a path's length for a request (1..1024 bytes). */
@@ -357,7 +391,7 @@ XIO_HIDDEN int xio_path_len(const char *path, size_t *len, struct xio_error *err
 /* The client handle (xio_client.c). */
 struct xio_client {
 	pthread_mutex_t lock;
-	char server[300];
+	char *server;           /* the list as given */
 	struct xio_engine e;
 };
 

@@ -16,11 +16,14 @@
  * a little time passed (RFC 9002's packet and time thresholds); a chunk
  * whose answer stops for a timeout (the adaptive one of xio_rtt.c) is
  * asked again for exactly its missing ranges, with new stream_ids, until
- * `retries` timeouts in a row bring nothing. The first failure of any
- * flow ends the read.
+ * `retries` timeouts in a row bring nothing. Then, when the client has a
+ * list of servers, that server is dropped: its flows hand what their
+ * chunks still miss back to the dispenser, where the other servers' flows
+ * take it first; the read fails only when no server is left. Any other
+ * failure of a flow ends the read.
  *
  * Address validation (xio-read 1.2): every READ_REQUEST carries the cookie
- * of its flow's local address when the server gave one. ERROR_REPLY
+ * of its flow's server and local address when the server gave one. ERROR_REPLY
  * cookie (the cookie expired, or none was sent) is no failure: the flow
  * STATs for a new cookie (one STAT at a time, asked again on its timeout)
  * and asks its refused chunks again once it comes; a refusal of an older
@@ -31,6 +34,7 @@
  * cookie and STATs the same way.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -41,21 +45,44 @@
 
 #define RX_BATCHES_PER_WAKE 8 /* then look at the timers again */
 
-/* Hands out the chunks of a read: the spans in order, each cut into chunks
- * of at most `max` units; a chunk never crosses the end of a span. */
+/* What a dropped server's flow still missed: units [start, start + n) of
+ * the file, placed from dst on. */
+struct piece {
+	uint64_t start, dst, n;
+};
+
+/* Hands out the chunks of a read: the pieces a dropped server left first,
+ * then the spans in order, each cut into chunks of at most `max` units; a
+ * chunk never crosses the end of a span. */
 struct dispenser {
+	struct piece *pool;
+	size_t npool, cap;
 	const struct xio_span *spans;
 	size_t n;
 	size_t i;      /* the span of the next chunk */
 	uint64_t off;  /* its first unit's offset in that span */
 	uint64_t dst;  /* its index in the caller's memory */
 	uint64_t total; /* units of all spans */
+	uint64_t left;  /* units not handed out yet (the pool's included) */
 };
 
 /* The next chunk, at most max units: false when every span is handed out. */
 static bool dispense(struct dispenser *d, uint64_t max, uint64_t *start, uint64_t *dst,
 		     uint64_t *n)
 {
+	if (d->npool) {
+		struct piece *p = &d->pool[d->npool - 1];
+
+		*n = p->n < max ? p->n : max;
+		*start = p->start;
+		*dst = p->dst;
+		p->start += *n;
+		p->dst += *n;
+		p->n -= *n;
+		d->npool -= p->n == 0;
+		d->left -= *n;
+		return true;
+	}
 	while (d->i < d->n && d->off == d->spans[d->i].count) {
 		d->i++;
 		d->off = 0;
@@ -67,6 +94,25 @@ static bool dispense(struct dispenser *d, uint64_t max, uint64_t *start, uint64_
 	*dst = d->dst;
 	d->off += *n;
 	d->dst += *n;
+	d->left -= *n;
+	return true;
+}
+
+/* Gives a piece back to the dispenser, to be handed out before the spans:
+ * false when out of memory. */
+static bool pool_add(struct dispenser *d, struct piece p)
+{
+	if (d->npool == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 64;
+		struct piece *q = realloc(d->pool, cap * sizeof(*q));
+
+		if (!q)
+			return false;
+		d->pool = q;
+		d->cap = cap;
+	}
+	d->pool[d->npool++] = p;
+	d->left += p.n;
 	return true;
 }
 
@@ -77,9 +123,14 @@ struct read {
 	struct dispenser d;     /* under lock */
 	int rc;                 /* the first failure of any flow (atomic) */
 	struct xio_error *err;  /* the caller's: the first failure's, under lock */
-	unsigned running;       /* flows still reading (atomic) */
-	uint64_t fresh_ns;      /* when some flow last received new units (atomic) */
-	uint64_t fresh_sent_ns; /* when the request they answered went out (atomic) */
+	uint64_t completed;     /* units of the chunks complete (atomic): the read
+				   is done when it reaches d.total */
+	uint64_t pool_gen;      /* bumped when pieces go back to the dispenser (atomic) */
+	uint32_t live;          /* flows whose server is up, under lock */
+	/* per server: when one of its flows last received new units, and when
+	 * the request they answered went out (atomic) */
+	uint64_t fresh_ns[XIO_SERVERS_MAX];
+	uint64_t fresh_sent_ns[XIO_SERVERS_MAX];
 };
 
 /* One flow's part of a read. */
@@ -95,8 +146,14 @@ struct job {
 	uint8_t *dst;
 	bool raw;
 	unsigned width;            /* bytes a unit counts in flight: 4 a token, 1 a byte */
-	bool dry;                  /* the dispenser is empty */
+	bool dry;                  /* the dispenser was empty (at pool_gen) */
+	uint64_t pool_gen;
+	bool gone;                 /* its server was dropped: its chunks handed back */
 	unsigned active;           /* slots in use */
+	uint64_t held;             /* their units */
+	struct piece first;        /* its first chunk, handed out before the flows
+				      start (n 0: taken), so that a flow whose
+				      thread starts late still reads a part */
 	const struct xio_narrow_ops *ops;
 	uint64_t refresh;          /* the STAT for a new cookie in flight (its number), 0: none */
 	uint64_t refresh_ns;       /* when it was (last) sent */
@@ -112,6 +169,12 @@ struct job {
 static bool stopped(const struct job *j)
 {
 	return j->rc != 0 || __atomic_load_n(&j->rd->rc, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Every unit of the read is placed. */
+static bool all_done(const struct read *rd)
+{
+	return __atomic_load_n(&rd->completed, __ATOMIC_ACQUIRE) == rd->d.total;
 }
 
 /* The flow's lowest dst index being read: it falls (under the read's lock,
@@ -160,6 +223,8 @@ static void fill_window(struct job *j, uint64_t now)
 {
 	struct xio_flow *e = j->f;
 
+	if (j->dry && !j->gone && __atomic_load_n(&j->rd->pool_gen, __ATOMIC_ACQUIRE) != j->pool_gen)
+		j->dry = false; /* a dropped server's pieces came back */
 	for (uint32_t i = 0; i < j->opts->window && !j->dry; i++) {
 		struct xio_slot *s = &e->slots[i];
 		uint64_t start, dst, n, room;
@@ -172,15 +237,31 @@ static void fill_window(struct job *j, uint64_t now)
 		room = e->inflight < e->cc.cwnd ? (e->cc.cwnd - e->inflight) / j->width : 0;
 		if (room == 0 || (j->active > 0 && room < j->chunk && room < XIO_CC_STEP / j->width))
 			break;
+		if (j->first.n) { /* handed out before the flows started */
+			start = j->first.start;
+			dst = j->first.dst;
+			n = j->first.n;
+			j->first.n = 0;
+			goto start_chunk;
+		}
 		pthread_mutex_lock(&j->rd->lock);
+		if (j->active > 0 && j->held * (j->rd->live - 1) >= j->rd->d.left) {
+			/* no more than a fair part of what is left: the tail of a
+			 * read is spread over the flows (and servers) */
+			pthread_mutex_unlock(&j->rd->lock);
+			break;
+		}
 		got = dispense(&j->rd->d, room < j->chunk ? room : j->chunk, &start, &dst, &n);
 		if (got && dst < e->low)
 			__atomic_store_n(&e->low, dst, __ATOMIC_RELEASE);
+		if (!got)
+			j->pool_gen = j->rd->pool_gen;
 		pthread_mutex_unlock(&j->rd->lock);
 		if (!got) {
 			j->dry = true;
 			break;
 		}
+start_chunk:
 		s->chunk_seq = ++e->chunk_seq;
 		s->start = start;
 		s->dst = dst;
@@ -194,6 +275,7 @@ static void fill_window(struct job *j, uint64_t now)
 		send_request(j, i, start, start + n, FIRST_TRY, now);
 		e->inflight += n * j->width;
 		j->active++;
+		j->held += n;
 	}
 }
 
@@ -268,6 +350,8 @@ static void send_refresh(struct job *j, uint64_t now)
  * bad_request to a request that carried one). A refusal of what the
  * latest STAT_REPLY gave counts once towards COOKIE_TRIES (one made before
  * any STAT does not); one of an older cookie is asked again at once. */
+static void server_lost(struct job *j, const struct xio_error *why);
+
 static void on_cookie_refused(struct job *j, struct xio_req *r, uint32_t code, uint64_t now)
 {
 	struct xio_flow *e = j->f;
@@ -277,7 +361,16 @@ static void on_cookie_refused(struct job *j, struct xio_req *r, uint32_t code, u
 		xio_cookie_drop(e->cookie); /* a 1.0 server: STAT says whether it validates now */
 	if (r->cookie_gen && r->cookie_gen == gen && r->cookie_gen != j->refused_gen) {
 		j->refused_gen = r->cookie_gen;
-		if (++j->refused >= COOKIE_TRIES) {
+		if (++j->refused >= COOKIE_TRIES && j->rd->e->nservers > 1) {
+			struct xio_error why; /* in a list: that server is dropped */
+
+			xio_fail(&why, XIO_ESERVER, "refused %u fresh address cookies in a row (%s)",
+				 j->refused, xio_err_name(code));
+			why.server_code = code;
+			server_lost(j, &why);
+			return;
+		}
+		if (j->refused >= COOKIE_TRIES) {
 			int rc = xio_fail(j->err, XIO_ESERVER,
 					  "%s: server %s refused %u fresh address cookies in a row "
 					  "(%s): something on the path changes this host's source "
@@ -406,8 +499,8 @@ static void progress(struct job *j, struct xio_slot *s, uint64_t sent_ns, uint64
 	struct read *rd = j->rd;
 
 	if (rd->e->nflows > 1) {
-		__atomic_store_n(&rd->fresh_sent_ns, sent_ns, __ATOMIC_RELAXED);
-		__atomic_store_n(&rd->fresh_ns, now, __ATOMIC_RELAXED);
+		__atomic_store_n(&rd->fresh_sent_ns[e->server], sent_ns, __ATOMIC_RELAXED);
+		__atomic_store_n(&rd->fresh_ns[e->server], now, __ATOMIC_RELAXED);
 	}
 
 	for (uint32_t i = 0; i < j->opts->window; i++) {
@@ -581,6 +674,8 @@ static void on_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_
 	e->st.data_replies += width == 1;
 	progress(j, s, r->sent_ns, now);
 	if (s->miss.got == s->miss.n) {
+		__atomic_add_fetch(&j->rd->completed, s->miss.n, __ATOMIC_RELEASE);
+		j->held -= s->miss.n;
 		s->chunk_seq = 0;
 		j->active--;
 		update_low(j);
@@ -613,23 +708,96 @@ static void on_datagram(struct job *j, const uint8_t *b, uint32_t len, uint64_t 
 		e->st.ignored++;
 }
 
-static int timeout_error(struct job *j, const struct xio_slot *s)
+/* Why the flow's server is given up: with one server the read's error as
+ * it is; in a list, short (xio_engine_all_failed puts the server's name and
+ * the path around it). */
+static void timeout_error(struct job *j, const struct xio_slot *s, struct xio_error *why)
 {
 	struct xio_flow *e = j->f;
 	struct xio_range m;
-	char why[120] = "";
+	char more[120] = "";
 
 	if (e->st.refused)
-		snprintf(why, sizeof(why), ": port unreachable, is the server running?");
+		snprintf(more, sizeof(more), ": port unreachable%s",
+			 j->rd->e->nservers == 1 ? ", is the server running?" : "");
 	else if (e->conn.send_errno)
-		snprintf(why, sizeof(why), ": sending failed: %s", strerror(e->conn.send_errno));
+		snprintf(more, sizeof(more), ": sending failed: %s", strerror(e->conn.send_errno));
 	xio_missing_next(&s->miss, 0, &m);
-	return xio_fail(j->err, XIO_ETIMEOUT,
-			"%s: no answer from %s for %s %llu..%llu after %u tries (last timeout %llu ms)%s",
-			j->path, e->conn.name, j->raw ? "bytes" : "tokens",
-			(unsigned long long)(s->start + m.a), (unsigned long long)(s->start + m.b - 1),
-			s->fails, (unsigned long long)(xio_rtt_timeout(&e->rtt, s->fails - 1) / 1000),
-			why);
+	if (j->rd->e->nservers > 1) {
+		xio_fail(why, XIO_ETIMEOUT, "no answer for %s %llu..%llu after %u tries%s",
+			 j->raw ? "bytes" : "tokens", (unsigned long long)(s->start + m.a),
+			 (unsigned long long)(s->start + m.b - 1), s->fails, more);
+		return;
+	}
+	xio_fail(why, XIO_ETIMEOUT,
+		 "%s: no answer from %s for %s %llu..%llu after %u tries (last timeout %llu ms)%s",
+		 j->path, e->conn.name, j->raw ? "bytes" : "tokens",
+		 (unsigned long long)(s->start + m.a), (unsigned long long)(s->start + m.b - 1),
+		 s->fails, (unsigned long long)(xio_rtt_timeout(&e->rtt, s->fails - 1) / 1000), more);
+}
+
+/* The flow's server was dropped (by this flow or another of its flows):
+ * what its chunks still miss goes back to the dispenser for the other
+ * servers' flows, what they received counts as done. */
+static void hand_back(struct job *j)
+{
+	struct xio_flow *e = j->f;
+	struct read *rd = j->rd;
+	int rc = 0;
+
+	pthread_mutex_lock(&rd->lock);
+	for (uint32_t i = 0; i < j->opts->window; i++) {
+		struct xio_slot *s = &e->slots[i];
+		struct xio_range m;
+
+		if (!s->chunk_seq)
+			continue;
+		for (uint64_t from = 0; rc == 0 && xio_missing_next(&s->miss, from, &m); from = m.b)
+			if (!pool_add(&rd->d, (struct piece){ s->start + m.a, s->dst + m.a, m.b - m.a }))
+				rc = xio_fail(j->err, XIO_ESYS, "%s: out of memory", j->path);
+		__atomic_add_fetch(&rd->completed, s->miss.got, __ATOMIC_RELEASE);
+		s->chunk_seq = 0;
+	}
+	if (rc == 0 && j->first.n && !pool_add(&rd->d, j->first)) /* dropped before it started */
+		rc = xio_fail(j->err, XIO_ESYS, "%s: out of memory", j->path);
+	j->first.n = 0;
+	__atomic_add_fetch(&rd->pool_gen, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&e->low, UINT64_MAX, __ATOMIC_RELEASE);
+	rd->live--;
+	pthread_mutex_unlock(&rd->lock);
+	j->active = 0;
+	j->held = 0;
+	e->inflight = 0;
+	j->gone = j->dry = true;
+	if (rc < 0)
+		fail_job(j, rc);
+}
+
+/* The flow's server is given up for *why: dropped, its ranges go to the
+ * others; with no server left the read fails, naming each. */
+static void server_lost(struct job *j, const struct xio_error *why)
+{
+	if (xio_engine_drop(j->rd->e, j->f->server, why) == 0) {
+		fail_job(j, xio_engine_all_failed(j->rd->e, j->path, j->err));
+		return;
+	}
+	hand_back(j);
+}
+
+/* The flow's slot s ran out of tries. */
+static void server_failed(struct job *j, const struct xio_slot *s)
+{
+	struct xio_error why;
+
+	timeout_error(j, s, &why);
+	server_lost(j, &why);
+}
+
+/* Another flow of this one's server dropped it. */
+static bool server_dropped(const struct job *j)
+{
+	return __atomic_load_n(&j->rd->e->servers[j->f->server].state, __ATOMIC_RELAXED) !=
+	       XIO_SERVER_UP;
 }
 
 /* A slot still waiting for its request's first answer while another flow
@@ -638,8 +806,8 @@ static int timeout_error(struct job *j, const struct xio_slot *s)
  * queued behind that one, not late. Its clock restarts. */
 static void queued_behind(struct job *j, struct xio_slot *s)
 {
-	uint64_t fresh = __atomic_load_n(&j->rd->fresh_ns, __ATOMIC_RELAXED);
-	uint64_t sent = __atomic_load_n(&j->rd->fresh_sent_ns, __ATOMIC_RELAXED);
+	uint64_t fresh = __atomic_load_n(&j->rd->fresh_ns[j->f->server], __ATOMIC_RELAXED);
+	uint64_t sent = __atomic_load_n(&j->rd->fresh_sent_ns[j->f->server], __ATOMIC_RELAXED);
 
 	if (s->waiting && fresh > s->last_ns && sent <= s->sent_ns)
 		s->last_ns = fresh;
@@ -691,8 +859,8 @@ static uint64_t check_timers(struct job *j, uint64_t now)
 		}
 		e->st.timeouts++;
 		if (++s->fails > j->opts->retries) {
-			fail_job(j, timeout_error(j, s));
-			break;
+			server_failed(j, s);
+			return UINT64_MAX;
 		}
 		xio_rtt_backoff(&e->rtt, s->fails);
 		s->last_ns = now;
@@ -728,6 +896,8 @@ static void report_progress(struct job *j)
 		return;
 	pthread_mutex_lock(&j->rd->lock);
 	low = j->rd->d.dst;
+	for (size_t i = 0; i < j->rd->d.npool; i++)
+		low = j->rd->d.pool[i].dst < low ? j->rd->d.pool[i].dst : low;
 	for (uint32_t i = 0; i < eng->nflows; i++) {
 		uint64_t l = __atomic_load_n(&eng->flows[i].low, __ATOMIC_ACQUIRE);
 
@@ -779,10 +949,13 @@ static bool receive(struct job *j)
 	return false;
 }
 
-#define TAIL_POLL_NS 250000 /* flow 0, done, reports progress while others finish */
+#define TAIL_POLL_NS 250000  /* flow 0, done, reports progress while others finish */
+#define IDLE_POLL_NS 5000000 /* another flow, done, looks for pieces handed back */
 
-/* One flow's loop: chunks from the dispenser until it is empty and the
- * flow's own chunks are complete, or some flow fails. */
+/* One flow's loop: chunks from the dispenser until the whole read is
+ * placed (a flow with nothing to do waits, in case a dropped server's
+ * pieces come back), its server is dropped (the reporter goes on
+ * reporting), or some flow fails. */
 static void run_flow(struct job *j, bool reporter)
 {
 	struct xio_flow *e = j->f;
@@ -791,10 +964,15 @@ static void run_flow(struct job *j, bool reporter)
 	j->last_fresh_ns = xio_now_ns();
 	fill_window(j, j->last_fresh_ns);
 	xio_conn_flush(&e->conn, &e->st.refused);
-	while (!stopped(j) &&
-	       (j->active > 0 || (reporter && __atomic_load_n(&j->rd->running, __ATOMIC_ACQUIRE) > 1))) {
+	while (!stopped(j) && (j->active > 0 || !all_done(j->rd)) && (reporter || !j->gone)) {
 		uint64_t deadline = UINT64_MAX;
-		bool drained = receive(j);
+		bool drained;
+
+		if (!j->gone && server_dropped(j)) {
+			hand_back(j);
+			continue;
+		}
+		drained = receive(j);
 
 		if (drained && !stopped(j)) {
 			uint64_t tail = check_tail_gaps(j, xio_now_ns());
@@ -809,11 +987,15 @@ static void run_flow(struct job *j, bool reporter)
 		if (stopped(j) || !drained)
 			continue; /* failed, or more waiting to be read */
 		if (j->active == 0) {
-			/* done: alone, the loop's test ends it; flow 0 polls
-			 * while the other flows finish, to report progress */
-			if (!reporter || __atomic_load_n(&j->rd->running, __ATOMIC_ACQUIRE) <= 1)
+			/* nothing of its own in flight: the read is done (the
+			 * loop's test ends it), or the other flows finish theirs;
+			 * flow 0 polls to report their progress, the others in
+			 * case a dropped server's pieces come back */
+			if (all_done(j->rd))
 				continue;
-			deadline = xio_now_ns() + TAIL_POLL_NS;
+			deadline = xio_now_ns() + (reporter ? TAIL_POLL_NS : IDLE_POLL_NS);
+		} else if (deadline == UINT64_MAX) { /* chunks started after the timers were looked at */
+			deadline = xio_now_ns() + xio_rtt_timeout(&e->rtt, 0) * 1000;
 		}
 		rc = xio_conn_wait(&e->conn, j->rd->e->wake_fd, deadline, j->err);
 		if (rc < 0)
@@ -826,7 +1008,6 @@ static void run_flow(struct job *j, bool reporter)
 	e->inflight = 0;
 	e->nwatch = 0;
 	__atomic_store_n(&e->low, UINT64_MAX, __ATOMIC_RELEASE);
-	__atomic_sub_fetch(&j->rd->running, 1, __ATOMIC_RELEASE);
 }
 
 static void *flow_thread(void *arg)
@@ -861,7 +1042,7 @@ int xio_engine_readv(struct xio_engine *e, const char *path, const struct xio_sp
 	struct read rd = { .e = e, .d = { .spans = spans, .n = n }, .err = err };
 	struct job jobs[XIO_FLOWS_MAX];
 	uint64_t chunk = raw ? e->slot_units : e->opts.chunk_tokens;
-	uint32_t nflows = e->nflows;
+	uint32_t nflows = 0, up[XIO_FLOWS_MAX];
 	size_t path_len;
 	int rc = xio_path_len(path, &path_len, err);
 
@@ -877,39 +1058,67 @@ int xio_engine_readv(struct xio_engine *e, const char *path, const struct xio_sp
 					(unsigned long long)spans[i].count);
 		rd.d.total += spans[i].count;
 	}
+	rd.d.left = rd.d.total;
 	if (!dst || rd.d.total == 0)
 		return xio_fail(err, XIO_EARG, "%s: nothing to read into (count %llu)", path,
 				(unsigned long long)rd.d.total);
 	if (__atomic_load_n(&e->canceled, __ATOMIC_ACQUIRE))
 		return xio_fail(err, XIO_ECANCELED, "%s: canceled", path);
 	drain_wake(e);
+	/* the flows of the servers up, in order (they alternate servers) */
+	pthread_mutex_lock(&e->server_lock);
+	for (uint32_t i = 0; i < e->nflows; i++)
+		if (e->servers[e->flows[i].server].state == XIO_SERVER_UP)
+			up[nflows++] = i;
+	pthread_mutex_unlock(&e->server_lock);
+	if (nflows == 0)
+		return xio_engine_all_failed(e, path, err);
 	if (count_chunks(&rd.d, chunk) < nflows)
 		nflows = (uint32_t)count_chunks(&rd.d, chunk);
 	pthread_mutex_init(&rd.lock, NULL);
-	rd.running = nflows;
+	rd.live = nflows;
 	for (uint32_t i = 0; i < nflows; i++) {
 		struct job *j = &jobs[i];
+		struct piece first = { 0 };
 
 		*j = (struct job){
-			.f = &e->flows[i], .rd = &rd, .opts = &e->opts, .path = path,
+			.f = &e->flows[up[i]], .rd = &rd, .opts = &e->opts, .path = path,
 			.path_len = path_len, .chunk = chunk, .dst = dst, .raw = raw,
 			.width = raw ? 1 : 4,
 			.ops = xio_narrow_ops(),
 		};
 		j->err = &j->own_err;
+		if (dispense(&rd.d, chunk < j->f->cc.cwnd / j->width ? chunk : j->f->cc.cwnd / j->width,
+			     &first.start, &first.dst, &first.n)) {
+			j->first = first;
+			__atomic_store_n(&j->f->low, first.dst, __ATOMIC_RELEASE);
+		}
 	}
 	/* flows 1.. on threads of their own, flow 0 on the caller's */
 	for (uint32_t i = 1; i < nflows; i++)
 		if (pthread_create(&jobs[i].thread, NULL, flow_thread, &jobs[i]) != 0) {
-			/* fewer flows: the dispenser serves the rest */
-			__atomic_sub_fetch(&rd.running, nflows - i, __ATOMIC_RELEASE);
-			nflows = i;
+			/* fewer flows: the dispenser serves the rest, their first
+			 * chunks included */
+			bool kept = true;
+
+			pthread_mutex_lock(&rd.lock);
+			for (uint32_t k = i; k < nflows; k++) {
+				kept &= jobs[k].first.n == 0 || pool_add(&rd.d, jobs[k].first);
+				__atomic_store_n(&jobs[k].f->low, UINT64_MAX, __ATOMIC_RELEASE);
+			}
+			rd.live = nflows = i;
+			pthread_mutex_unlock(&rd.lock);
+			if (!kept) { /* flow 0 alone: fails before it reads */
+				__atomic_store_n(&rd.rc, xio_fail(err, XIO_ESYS, "%s: out of memory", path),
+						 __ATOMIC_RELEASE);
+			}
 			break;
 		}
 	run_flow(&jobs[0], true);
 	for (uint32_t i = 1; i < nflows; i++)
 		pthread_join(jobs[i].thread, NULL);
 	pthread_mutex_destroy(&rd.lock);
+	free(rd.d.pool);
 	if (rd.rc == 0 && e->progress && jobs[0].done < rd.d.total)
 		e->progress(e->progress_arg, rd.d.total, rd.d.total);
 	return rd.rc;

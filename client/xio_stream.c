@@ -185,6 +185,14 @@ int xio_stream_open(struct xio_client *c, const char *path, const struct xio_str
 	pthread_cond_init(&s->cond, NULL);
 	pthread_mutex_lock(&c->lock);
 	rc = xio_engine_init(&s->e, c->server, &c->e.opts, err);
+	for (uint32_t i = 0; rc == 0 && i < c->e.nservers; i++) {
+		struct xio_server *from = &c->e.servers[i], *to = &s->e.servers[i];
+
+		/* the client's STAT dropped those that did not answer */
+		to->state = from->state;
+		to->last_error = from->last_error;
+		to->mtime_ns = from->mtime_ns;
+	}
 	pthread_mutex_unlock(&c->lock);
 	if (rc == 0)
 		rc = alloc_ring(s, err);
@@ -247,6 +255,19 @@ void xio_stream_stats(struct xio_stream *s, struct xio_stats *st)
 	pthread_mutex_lock(&s->lock);
 	*st = s->st;
 	pthread_mutex_unlock(&s->lock);
+}
+
+uint32_t xio_stream_server_count(struct xio_stream *s)
+{
+	return s ? s->e.nservers : 0;
+}
+
+int xio_stream_server_stats(struct xio_stream *s, uint32_t i, struct xio_server_stats *st,
+			    size_t size, struct xio_error *err)
+{
+	if (!s)
+		return xio_fail(err, XIO_EARG, "no stream");
+	return xio_engine_server_stats(&s->e, i, st, size, err);
 }
 
 void xio_stream_close(struct xio_stream *s)

@@ -7,7 +7,8 @@
 #                  every format, every fault, ranks, errors, a dead server,
 #                  with 1 flow and with 3; GRO trains from xio-server; against
 #                  build/xio-server with address cookies on (across rotations)
-#                  and off
+#                  and off; one read over three xio-servers (shares, one
+#                  killed mid-read, copies that disagree, all dead)
 #   client-python  the Python package installed with pip into a fresh venv
 #                  ($(BUILD)/venv), its tests run from there: the client,
 #                  xio.torch and xio.megatron (python3-torch, python3-venv)
@@ -55,6 +56,7 @@ client-unit: $(addprefix $(BUILD)/tests/,$(CLIENT_TESTS)) $(addprefix $(BUILD)/a
 client-e2e: $(BUILD)/xio-fetch $(XCL_SERVER) $(BUILD)/xio-server
 	BUILD=$(BUILD) FLOWS=1 bash tests/client/test_fetch.sh
 	BUILD=$(BUILD) FLOWS=3 bash tests/client/test_fetch.sh
+	BUILD=$(BUILD) bash tests/client/test_replicas.sh
 
 client-python: $(LIBXIO_SO) $(XCL_SERVER) $(SERVER_BIN)
 	BUILD=$(BUILD) bash tests/client/test_python.sh

@@ -5,7 +5,9 @@
 # program at the storage's tc egress, and fault-unit, the test of that
 # program alone. Both e2e targets need root and take /tmp/xio-live.lock so
 # that two live tests never overlap.
-#   make e2e          fault-unit, then tests/live/e2e.sh (about 6 minutes)
+#   make e2e          fault-unit, then tests/live/e2e.sh (about 6 minutes),
+#                     then tests/live/replicas.sh (three storage nodes behind
+#                     one DPU, about 10 s)
 
 LIVE_BUILD := $(BUILD)/live
 LIVE_BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -ffreestanding -Wall \
@@ -40,5 +42,6 @@ LIVE_BINS := $(BUILD)/xio-server $(BUILD)/xio-fetch $(BUILD)/xio-pipeline $(LIVE
 e2e: $(LIVE_BUILD)/fault-unit $(LIVE_BINS)
 	flock $(LIVE_LOCK) $(LIVE_BUILD)/fault-unit
 	BUILD=$(BUILD) flock $(LIVE_LOCK) bash tests/live/e2e.sh
+	BUILD=$(BUILD) flock $(LIVE_LOCK) bash tests/live/replicas.sh
 
 TESTS += e2e

@@ -20,6 +20,10 @@
 #                   against a sequential read of the same 1 GiB file, and
 #                   numpy over a local memmap (the ceiling); writes its
 #                   section of docs/perf.md (scripts/bench/training.py)
+#   bench-replicas  one read over 1, 2 and 3 xio-servers on loopback, each on
+#                   cores of its own, and the shares with one paced to a
+#                   quarter (scripts/bench/replicas.sh; not in `make bench`:
+#                   it needs 3K + 1 cores)
 # Scripts in scripts/bench/; raw figures and logs in build/bench/. Never part
 # of make test: nothing here passes or fails on a timing.
 
@@ -74,7 +78,7 @@ ALL += $(TCP_SERVER) $(TCP_READ)
 host-tools: $(BUILD)/xio-server $(BUILD)/xio-fetch $(BUILD)/nodpdk/xio-pipeline $(TCP_SERVER) \
 	$(TCP_READ)
 
-.PHONY: bench-pipeline bench-xdp bench-report bench-live bench-stage bench-transport bench-training
+.PHONY: bench-pipeline bench-xdp bench-report bench-live bench-stage bench-transport bench-training bench-replicas
 bench-stage: $(BENCH_STAGE)
 	$(BENCH_STAGE) --csv $(BENCH_STAGE_CSV)
 
@@ -106,6 +110,12 @@ bench-transport: $(TRANSPORT_BINS)
 bench-training: $(LIBXIO_SO) $(BUILD)/xio-server
 	BUILD=$(BUILD) /usr/bin/python3 scripts/bench/training.py --build $(BUILD) \
 		--csv $(BUILD)/bench/training-runs.csv --md docs/perf.md
+
+# one read over 1, 2 and 3 servers (REPLICAS_THREADS=K: 3K + 1 cores at least;
+# the 16-core device machine: REPLICAS_THREADS=4 REPLICAS_MB=2048)
+bench-replicas: $(BUILD)/xio-server $(BUILD)/xio-fetch
+	BUILD=$(BUILD) bash scripts/bench/replicas.sh
+
 
 # What xio-server's READ answers cost (docs/server.md, "How a READ leaves"):
 # CPU per token and per random request, on loopback, against the TCP

@@ -1179,6 +1179,47 @@ static void test_cookie_refused(void)
 	xio_close(c);
 }
 
+/* A list whose servers (the scripted one twice) refuse every cookie: each
+ * is dropped after three fresh cookies refused, and the read fails naming
+ * both with the code they share. */
+static void test_cookie_list_dropped(void)
+{
+	static uint16_t out[NTOK];
+	struct xio_server_stats ss;
+	struct xio_client *c;
+	struct xio_error err;
+	struct xio_stat xs;
+	struct xio_opts o;
+	int rc;
+
+	xio_opts_init(&o);
+	o.chunk_tokens = 1000;
+	o.window = 2;
+	o.flows = 2;
+	o.gro = client_gro;
+	XIO_CHECK(xio_connect("127.0.0.1:22950,127.0.0.1:22950", &o, &c, &err) == 0, "%s", err.msg);
+	start(M_COOKIE_NEVER, NTOK);
+	XIO_CHECK(xio_stat(c, "f", &xs, &err) == 0, "stat: %s", err.msg);
+	rc = xio_read(c, "f", 0, NTOK, out, &err);
+	stop_server();
+	XIO_CHECK(rc == -XIO_ESERVER && err.server_code == XIO_E_COOKIE &&
+		  strcmp(err.msg, "f: no server left: 127.0.0.1:22950: refused 3 fresh address cookies "
+			 "in a row (cookie); 127.0.0.1:22950: refused 3 fresh address cookies in a "
+			 "row (cookie)") == 0, "%d %u %s", rc, err.server_code, err.msg);
+	XIO_CHECK(xio_client_server_count(c) == 2, "%u servers", xio_client_server_count(c));
+	for (uint32_t i = 0; i < 2; i++) {
+		XIO_CHECK(xio_client_server_stats(c, i, &ss, sizeof(ss), &err) == 0 &&
+			  ss.state == XIO_SERVER_DROPPED && ss.drops == 1 && ss.flows == 1 &&
+			  ss.last_error.server_code == XIO_E_COOKIE, "server %u: %s %llu drops: %s", i,
+			  xio_server_state_name(ss.state), (unsigned long long)ss.drops,
+			  ss.last_error.msg);
+	}
+	/* no server up: a read fails at once with the same reasons */
+	rc = xio_read(c, "f", 0, 10, out, &err);
+	XIO_CHECK(rc == -XIO_ESERVER && strstr(err.msg, "no server left"), "%s", err.msg);
+	xio_close(c);
+}
+
 /* A server back at 1.0 (bad_request for option COOKIE, 16-byte STAT_REPLY):
  * the cookie dropped, one STAT, the read finished without cookies. */
 static void test_cookie_server_downgrade(void)
@@ -1237,6 +1278,7 @@ static const struct xio_unit_test tests[] = {
 	XIO_UNIT_TEST(test_cookie_flows),
 	XIO_UNIT_TEST(test_cookie_refused),
 	XIO_UNIT_TEST(test_cookie_server_downgrade),
+	XIO_UNIT_TEST(test_cookie_list_dropped),
 	{ NULL, NULL },
 };
 

@@ -76,6 +76,14 @@ class IndexedTest(unittest.TestCase):
         self.assertEqual(len(x), 300)
         self.assertEqual(len(x.document_indices), 120)
 
+    def test_server_list(self):
+        x = XioIndexedDataset([SERVER, OTHER], "ds", crc=True)
+        self.assertEqual(x.server, SERVER + "," + OTHER)
+        for i in (0, 7, 299):
+            self.assertEqual(x.get(i).tobytes(), self.loc.get(i).tobytes())
+        cls = gpt_dataset_class([SERVER, OTHER], base=mg.GPTDataset, crc=True)
+        self.assertIs(gpt_dataset_class(SERVER + "," + OTHER, base=mg.GPTDataset, crc=True), cls)
+
     def test_get_with_numpy_integers(self):
         x, loc = self.x, self.loc
         for idx in range(len(x)):

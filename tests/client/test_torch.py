@@ -80,6 +80,12 @@ class TokenDatasetTest(unittest.TestCase):
     table = sample_table(TOK, 300_001, 200_000, 1000)
     n = 199
 
+    def test_server_list(self):
+        other = os.environ["XCL_OTHER"]
+        d = TokenDataset([SERVER, other], "tok.bin", 1000, first=300_001, count=200_000)
+        self.assertEqual(d.server, SERVER + "," + other)
+        self.assertEqual(ks(d, self.table), list(range(self.n)))
+
     def test_in_order_exact_tokens_and_batched_reads(self):
         with Reads() as r:
             got = ks(ds(), self.table)

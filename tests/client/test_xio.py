@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # tests/client/test_xio.py: the Python binding (client/python/xio) against
 # xcl-server (started by test_python.sh: XCL_SERVER host:port, XCL_WANT the
-# expected outputs of make_data.py), and against the real xio-server with
-# address cookies rotating every second behind a paced link (XIO_SERVER)
-# and with validation off (XIO_SERVER_OFF), run from the virtual
-# environment it was installed into (XCL_VENV). Every array is compared
-# whole with numpy's narrowing of the source.
+# expected outputs of make_data.py), run from the virtual environment it
+# was installed into (XCL_VENV); a list of servers (XCL_SERVER2, and a
+# server started late on XCL_LATE_PORT); the real xio-server with address
+# cookies rotating every second behind a paced link (XIO_SERVER) and with
+# validation off (XIO_SERVER_OFF). Every array is compared whole with
+# numpy's narrowing of the source.
 import os
+import subprocess
 import threading
+import time
 import unittest
 
 import numpy as np
@@ -18,6 +21,7 @@ import xio
 SERVER = os.environ["XCL_SERVER"]
 WANT = os.environ["XCL_WANT"]
 DEAD = os.environ["XCL_DEAD"]
+SERVER2 = os.environ["XCL_SERVER2"]
 XIO_SERVER = os.environ["XIO_SERVER"]
 XIO_SERVER_OFF = os.environ["XIO_SERVER_OFF"]
 
@@ -160,6 +164,59 @@ class ClientTest(unittest.TestCase):
                 d.stat("tok.bin")
         self.assertEqual(e.exception.code_name, "timeout")
         self.assertIn("after 2 tries", str(e.exception))
+
+
+class ReplicaTest(unittest.TestCase):
+    """A list of servers: the read spread over them, a dropped server
+    rejoining at a new STAT."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tok = want("tok.u16")
+
+    def test_list_and_shares(self):
+        with xio.Client([SERVER, SERVER2], crc=True, flows=2) as c:
+            self.assertEqual(c.server, SERVER + "," + SERVER2)
+            self.assertEqual(c.stat("tok.bin")["tokens"], len(self.tok))
+            self.assertEqual(c.read("tok.bin").tobytes(), self.tok.tobytes())
+            sv = c.server_stats()
+            self.assertEqual([s["address"] for s in sv], [SERVER, SERVER2])
+            self.assertEqual([s["state"] for s in sv], ["up", "up"])
+            self.assertTrue(all(s["tokens"] > 0 and s["last_error"] is None for s in sv), sv)
+            self.assertEqual(sum(s["tokens"] for s in sv), c.stats()["tokens"])
+            it = c.batches("tok.bin", 100_000, prefetch=3)
+            self.assertEqual(np.concatenate(list(it)).tobytes(), self.tok.tobytes())
+            bs = it.server_stats()
+            self.assertEqual(len(bs), 2)
+            self.assertEqual(sum(s["tokens"] for s in bs), len(self.tok))
+
+    def test_rejoin_at_stat(self):
+        port = os.environ["XCL_LATE_PORT"]
+        late = "127.0.0.1:" + port
+        with xio.Client(SERVER2 + "," + late, timeout_ms=50, retries=1) as c:
+            c.stat("tok.bin")  # the second server is not there yet: dropped
+            self.assertEqual(c.read("tok.bin", 0, 500_000).tobytes(), self.tok[:500_000].tobytes())
+            sv = c.server_stats()
+            self.assertEqual([s["state"] for s in sv], ["up", "dropped"])
+            self.assertEqual((sv[1]["tokens"], sv[1]["drops"]), (0, 1))
+            self.assertRegex(sv[1]["last_error"], "^no answer to STAT after 2 tries")
+            p = subprocess.Popen([os.environ["XCL_BIN"], "--port", port, "--root",
+                                  os.environ["XCL_ROOT"]], stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT)
+            try:
+                self.assertTrue(p.stdout.readline().startswith(b"listening"))
+                # still dropped until a STAT reaches it
+                c.read("tok.bin", 0, 500_000)
+                self.assertEqual(c.server_stats()[1]["tokens"], 0)
+                c.stat("tok.bin")
+                sv = c.server_stats()
+                self.assertEqual((sv[1]["state"], sv[1]["rejoins"]), ("up", 1))
+                self.assertEqual(c.read("tok.bin").tobytes(), self.tok.tobytes())
+                self.assertGreater(c.server_stats()[1]["tokens"], 0)
+            finally:
+                p.terminate()
+                p.wait()
+                p.stdout.close()
 
 
 class CookieTest(unittest.TestCase):

@@ -4,7 +4,7 @@
 A thin binding of libxio (client/xio.h, docs/client.md) through ctypes:
 
     import xio
-    with xio.Client("storage1:7910") as c:
+    with xio.Client("storage1:7910") as c:          # or "s1,s2,s3": replicas
         print(c.stat("train.bin"))                  # {'tokens': ..., 'size': ...}
         head = c.read("train.bin", 0, 1 << 20)      # numpy.uint16, 1 Mi tokens
         some = c.read_ranges("train.bin", [(0, 2048), (10**6, 2048)])  # 4096 tokens
@@ -61,6 +61,28 @@ def _stats_dict(st):
     return {name: getattr(st, name) for name in _lib.STATS_FIELDS}
 
 
+def _server_list(server):
+    """"a,b" as it is; a list or tuple of "HOST[:PORT]" joined with commas."""
+    if isinstance(server, (list, tuple)):
+        return ",".join(server)
+    return server
+
+
+def _server_stats(count, stats, h):
+    """Each server's state and counters: a list of dicts, in the list's
+    order (state "up" or "dropped", last_error None or the message)."""
+    out = []
+    for i in range(count(h)):
+        st, err = _lib.ServerStats(), _lib.Error()
+        _check(stats(h, i, ctypes.byref(st), ctypes.sizeof(st), ctypes.byref(err)), err)
+        d = {"address": st.address.decode(), "state": lib.xio_server_state_name(st.state).decode(),
+             "flows": st.flows}
+        d.update({name: getattr(st, name) for name in _lib.SERVER_STATS_FIELDS})
+        d["last_error"] = st.last_error.msg.decode(errors="replace") if st.last_error.code else None
+        out.append(d)
+    return out
+
+
 class _Handle:
     """A libxio handle freed by close(), the end of a with block or garbage
     collection; _free is the libxio function that frees it."""
@@ -87,18 +109,24 @@ class _Handle:
 
 
 class Client(_Handle):
-    """A client of one server, "HOST[:PORT]" (port 7910 by default).
+    """A client of one server, "HOST[:PORT]" (port 7910 by default), or of
+    servers exporting the same files: "a,b:7911,[fd00::3]:7910" or a list
+    of such strings; a read is spread over them, a server that stops
+    answering is dropped and the others read its part (server_stats()).
 
     Options as in xio-fetch: chunk (tokens per request), window (requests
     outstanding), timeout_ms (first and most timeout), retries, crc (ask
     for and check CRC32C), saturate (clamp tokens outside 0..65535 instead
     of raising), max_count (tokens per datagram, 0 = the server's choice),
-    rcvbuf (socket receive buffer bytes)."""
+    rcvbuf (socket receive buffer bytes), flows (sockets and threads in
+    all, at least one a server), strict_mtime (servers must agree on a
+    file's mtime, not only its size)."""
 
     _free = staticmethod(lib.xio_close)
 
     def __init__(self, server, *, chunk=None, window=None, timeout_ms=None, retries=None,
-                 crc=False, saturate=False, max_count=None, rcvbuf=None, flows=None, gro=True):
+                 crc=False, saturate=False, max_count=None, rcvbuf=None, flows=None, gro=True,
+                 strict_mtime=False):
         o = _lib.Opts()
         lib.xio_opts_init(ctypes.byref(o))
         for name, v in (("chunk_tokens", chunk), ("window", window), ("timeout_ms", timeout_ms),
@@ -107,6 +135,8 @@ class Client(_Handle):
             if v is not None:
                 setattr(o, name, int(v))
         o.crc, o.saturate, o.gro = int(bool(crc)), int(bool(saturate)), int(bool(gro))
+        o.strict_mtime = int(bool(strict_mtime))
+        server = _server_list(server)
         self.server = server
         self._opts = o
         h, err = ctypes.c_void_p(), _lib.Error()
@@ -198,6 +228,12 @@ class Client(_Handle):
             out.append(_stats_dict(st))
         return out
 
+    def server_stats(self):
+        """Each server's state ("up", "dropped") and counters (tokens,
+        re_requests, drops, rejoins, mtime_ns, last_error, ...)."""
+        return _server_stats(lib.xio_client_server_count, lib.xio_client_server_stats,
+                             self._handle())
+
 
 def _err(code, msg):
     e = _lib.Error()
@@ -219,6 +255,7 @@ class Batches(_Handle):
         o.depth, o.rank, o.world, o.first, o.count = prefetch, rank, world, first, count
         self._copy = copy
         self._last = _stats_dict(_lib.Stats())
+        self._last_servers = []
         _check(lib.xio_stream_open(client._handle(), _path(path), ctypes.byref(o),
                                    ctypes.byref(h), ctypes.byref(err)), err)
         self._h = h
@@ -251,5 +288,14 @@ class Batches(_Handle):
             self._last = _stats_dict(st)
         return self._last
 
+    def server_stats(self):
+        """The stream's servers, as Client.server_stats (as of now; kept
+        from the close on)."""
+        if self._h:
+            self._last_servers = _server_stats(lib.xio_stream_server_count,
+                                               lib.xio_stream_server_stats, self._h)
+        return self._last_servers
+
     def _before_close(self):
         self.stats()  # kept for after the end
+        self.server_stats()

@@ -23,7 +23,7 @@ class Error(ctypes.Structure):
 class Opts(ctypes.Structure):
     _fields_ = [(name, c_u32) for name in (
         "chunk_tokens", "window", "timeout_ms", "retries", "max_count", "rcvbuf", "crc",
-        "saturate", "gro", "flows")]
+        "saturate", "gro", "flows", "strict_mtime")]
 
 
 STATS_FIELDS = (
@@ -36,6 +36,16 @@ STATS_FIELDS = (
 
 class Stats(ctypes.Structure):
     _fields_ = [(name, c_u64) for name in STATS_FIELDS]
+
+
+SERVER_STATS_FIELDS = (
+    "tokens", "bytes", "datagrams", "requests", "re_requests", "timeouts", "refused", "drops",
+    "rejoins", "mtime_ns", "mtime_differs")
+
+
+class ServerStats(ctypes.Structure):
+    _fields_ = ([("address", ctypes.c_char * 256), ("state", c_u32), ("flows", c_u32)]
+                + [(name, c_u64) for name in SERVER_STATS_FIELDS] + [("last_error", Error)])
 
 
 class Stat(ctypes.Structure):
@@ -80,6 +90,13 @@ def _declare(lib):
         "xio_client_stats": (None, [vp, p(Stats)]),
         "xio_client_flows": (c_u32, [vp]),
         "xio_client_flow_stats": (ctypes.c_int, [vp, c_u32, p(Stats), p(Error)]),
+        "xio_client_server_count": (c_u32, [vp]),
+        "xio_client_server_stats": (ctypes.c_int, [vp, c_u32, p(ServerStats), ctypes.c_size_t,
+                                                   p(Error)]),
+        "xio_stream_server_count": (c_u32, [vp]),
+        "xio_stream_server_stats": (ctypes.c_int, [vp, c_u32, p(ServerStats), ctypes.c_size_t,
+                                                   p(Error)]),
+        "xio_server_state_name": (ctypes.c_char_p, [c_u32]),
         "xio_shard": (ctypes.c_int, [c_u64, c_u64, c_u32, c_u32, p(c_u64), p(c_u64)]),
         "xio_stream_opts_init": (None, [p(StreamOpts), c_u64]),
         "xio_stream_open": (ctypes.c_int, [vp, ctypes.c_char_p, p(StreamOpts), p(vp), p(Error)]),

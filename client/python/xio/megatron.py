@@ -26,7 +26,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from . import XioError, _check
+from . import XioError, _check, _server_list
 from ._lib import Error, lib
 
 __all__ = ["XioIndexedDataset", "gpt_dataset_class"]
@@ -60,7 +60,8 @@ class XioIndexedDataset:
     that finds a different index on the server refuses to serve it."""
 
     def __init__(self, server, path_prefix, *, cache_tokens=1 << 24, **client_opts):
-        self.server, self.path_prefix = server, path_prefix
+        # "a,b,c" or a list of servers: one read spread over them (Client)
+        self.server, self.path_prefix = _server_list(server), path_prefix
         self.client_opts = client_opts
         self.cache_tokens = int(cache_tokens)
         self._load(None)
@@ -242,6 +243,7 @@ def gpt_dataset_class(server, base=None, *, readahead=32, **client_opts):
     arguments."""
     if base is None:
         from megatron.core.datasets.gpt_dataset import GPTDataset as base
+    server = _server_list(server)  # a list of servers: one string, the class key
     key = _class_key(server, base, readahead, client_opts)
     if key in _classes:
         return _classes[key]

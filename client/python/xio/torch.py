@@ -36,7 +36,7 @@ import numpy as np
 import torch
 from torch.utils.data import IterableDataset, get_worker_info
 
-from . import Client, shard
+from . import Client, _server_list, shard
 
 __all__ = ["TokenDataset", "BlendedTokenDataset", "to_device", "widen", "client"]
 
@@ -128,7 +128,8 @@ class TokenDataset(IterableDataset):
             raise ValueError("context must be at least 1")
         if samples_per_batch < 1 or prefetch < 1:
             raise ValueError("samples_per_batch and prefetch must be at least 1")
-        self.server, self.path, self.context = server, path, int(context)
+        # "a,b,c" or a list of servers: one read spread over them (Client)
+        self.server, self.path, self.context = _server_list(server), path, int(context)
         self.shuffle, self.seed = bool(shuffle), int(seed)
         self.rank, self.world = rank, world
         self.first, self.count = int(first), count
