@@ -94,7 +94,8 @@ bench-report:
 		--pipeline $(BUILD)/bench/pipeline-runs.csv --xdp $(BUILD)/bench/xdp-runs.csv \
 		--live $(BUILD)/bench/live-runs.csv --stage $(BENCH_STAGE_CSV) \
 		--transport $(BUILD)/bench/transport-runs.csv \
-		--section $(BUILD)/bench/training.md --section docs/perf-data/cuda_feed-h100.md --md docs/perf.md --png docs/perf.png
+		--section $(BUILD)/bench/training.md --section docs/perf-data/cuda_feed-h100.md \
+		--section docs/perf-data/replicas-h100.md --md docs/perf.md --png docs/perf.png
 
 bench-live: $(BUILD)/xio-server $(BUILD)/xio-fetch $(BUILD)/xio-pipeline $(BENCH_XDP_TOOL)
 	BUILD=$(BUILD) flock /tmp/xio-live.lock bash scripts/bench/live.sh
