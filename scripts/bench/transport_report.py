@@ -77,8 +77,8 @@ def _why(key, rows, notes):
         pass
     return {
         "loop1": "TCP moves the file with sendfile (no copy on the server) in 64 KB segments "
-                 "and one copy into the reader. xio's server copies each payload twice "
-                 "(preadv into its train buffer, the kernel into the GSO segments) and sends "
+                 "and one copy into the reader. xio's server copies each payload once "
+                 "(the kernel, from the file's mapping into the GSO segments) and sends "
                  "1472-byte datagrams at the default MTU 1500 (%s a fetch), each with its own "
                  "header and UDP checksum; the client splits GRO buffers, checks every header "
                  "and places each payload. Server and client share the two cores."
