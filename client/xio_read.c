@@ -171,6 +171,18 @@ static bool stopped(const struct job *j)
 	return j->rc != 0 || __atomic_load_n(&j->rd->rc, __ATOMIC_ACQUIRE) != 0;
 }
 
+/* Ends the waits of the read's other flows (an idle flow sleeps up to
+ * IDLE_POLL_NS); the eventfd stays set until the next read drains it, by
+ * when every flow has left its loop. */
+static void wake_flows(struct read *rd)
+{
+	uint64_t one = 1;
+
+	if (rd->e->nflows > 1 && write(rd->e->wake_fd, &one, sizeof(one)) < 0) {
+		/* only on overflow: signalled already */
+	}
+}
+
 /* Every unit of the read is placed. */
 static bool all_done(const struct read *rd)
 {
@@ -674,7 +686,9 @@ static void on_reply(struct job *j, struct xio_req *r, const uint8_t *b, uint32_
 	e->st.data_replies += width == 1;
 	progress(j, s, r->sent_ns, now);
 	if (s->miss.got == s->miss.n) {
-		__atomic_add_fetch(&j->rd->completed, s->miss.n, __ATOMIC_RELEASE);
+		if (__atomic_add_fetch(&j->rd->completed, s->miss.n, __ATOMIC_RELEASE) ==
+		    j->rd->d.total)
+			wake_flows(j->rd); /* the others may wait for handed-back pieces */
 		j->held -= s->miss.n;
 		s->chunk_seq = 0;
 		j->active--;
