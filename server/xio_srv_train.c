@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "xio_crc.h"
@@ -117,6 +118,18 @@ int xio_srv_train_fill_n(struct xio_srv_train *t, const struct xio_srv_read *r, 
 								 : r->end) - first) * r->width;
 	b->last_len = XIO_HDR_LEN + (size_t)(b->file_bytes - (uint64_t)(n - 1) * (slot - XIO_HDR_LEN));
 	if (mapped) {
+		struct stat st;
+
+		/* past a shrunk file's new end, the page that holds it reads as
+		 * zeros that the file never held: the turn goes out only while
+		 * the file still covers it (else ERROR_REPLY io, as a short
+		 * preadv) */
+		if (fstat(r->fd, &st) < 0)
+			return -1;
+		if ((uint64_t)st.st_size < first * r->width + b->file_bytes) {
+			errno = ENODATA;
+			return -1;
+		}
 		b->payload = r->map + first * r->width;
 		put_headers(r, b, total, t->buf, XIO_HDR_LEN);
 		return (int)n;
