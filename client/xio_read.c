@@ -171,9 +171,9 @@ static bool stopped(const struct job *j)
 	return j->rc != 0 || __atomic_load_n(&j->rd->rc, __ATOMIC_ACQUIRE) != 0;
 }
 
-/* Ends the waits of the read's other flows (an idle flow sleeps up to
- * IDLE_POLL_NS); the eventfd stays set until the next read drains it, by
- * when every flow has left its loop. */
+/* Ends the waits of the read's other flows (a failure, or the read
+ * complete: an idle flow sleeps up to IDLE_POLL_NS); the eventfd stays set
+ * until the next read drains it, by when every flow has left its loop. */
 static void wake_flows(struct read *rd)
 {
 	uint64_t one = 1;
@@ -305,13 +305,7 @@ static void fail_job(struct job *j, int rc)
 		if (rd->err)
 			*rd->err = j->own_err;
 		__atomic_store_n(&rd->rc, rc, __ATOMIC_RELEASE);
-		if (rd->e->nflows > 1) {
-			uint64_t one = 1;
-
-			if (write(rd->e->wake_fd, &one, sizeof(one)) < 0) {
-				/* only on overflow: signalled already */
-			}
-		}
+		wake_flows(rd);
 	}
 	pthread_mutex_unlock(&rd->lock);
 }

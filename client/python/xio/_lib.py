@@ -52,6 +52,11 @@ class Stat(ctypes.Structure):
     _fields_ = [("size", c_u64), ("tokens", c_u64), ("mtime_ns", c_u64), ("is_tokens", c_u32)]
 
 
+class MegatronIdx(ctypes.Structure):
+    _fields_ = [("sequences", c_u64), ("documents", c_u64), ("tokens", c_u64),
+                ("dtype", ctypes.c_uint8)]
+
+
 class StreamOpts(ctypes.Structure):
     _fields_ = [("first", c_u64), ("count", c_u64), ("batch_tokens", c_u64), ("depth", c_u32),
                 ("rank", c_u32), ("world", c_u32)]
@@ -105,6 +110,8 @@ def _declare(lib):
         "xio_stream_range": (None, [vp, p(c_u64), p(c_u64)]),
         "xio_stream_stats": (None, [vp, p(Stats)]),
         "xio_stream_close": (None, [vp]),
+        "xio_megatron_idx_narrow": (ctypes.c_int, [vp, ctypes.c_size_t, c_u64, p(MegatronIdx),
+                                                   p(Error)]),
     }
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)

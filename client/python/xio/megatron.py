@@ -27,19 +27,10 @@ from collections import OrderedDict
 import numpy as np
 
 from . import XioError, _check, _server_list
-from ._lib import Error, lib
+from ._lib import Error, MegatronIdx, lib
 
 __all__ = ["XioIndexedDataset", "gpt_dataset_class"]
 
-
-class _IdxInfo(ctypes.Structure):
-    _fields_ = [("sequences", ctypes.c_uint64), ("documents", ctypes.c_uint64),
-                ("tokens", ctypes.c_uint64), ("dtype", ctypes.c_uint8)]
-
-
-lib.xio_megatron_idx_narrow.restype = ctypes.c_int
-lib.xio_megatron_idx_narrow.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint64,
-                                        ctypes.POINTER(_IdxInfo), ctypes.POINTER(Error)]
 
 _HEADER = 34  # magic (9), version (8), dtype code (1), sequence and document counts (8 + 8)
 
@@ -89,7 +80,7 @@ class XioIndexedDataset:
                                   % (self.path_prefix, self.server)))
         self.idx_digest = got
         st = c.stat(bin_path)
-        info, err = _IdxInfo(), Error()
+        info, err = MegatronIdx(), Error()
         _check(lib.xio_megatron_idx_narrow(raw.ctypes.data_as(ctypes.c_void_p), len(raw),
                                            st["tokens"], ctypes.byref(info), ctypes.byref(err)),
                err)
